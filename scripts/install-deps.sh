@@ -1,0 +1,21 @@
+#!/bin/sh
+# Install what softdoca needs to build and test, from Debian's packages.
+# As root it installs them; otherwise it prints the exact command to run.
+set -eu
+PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+	echo "softdoca: installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+else
+	echo "softdoca: missing packages:$missing" >&2
+	echo "softdoca: run as root: apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi

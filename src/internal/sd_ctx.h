@@ -1,0 +1,156 @@
+/*
+ * sd_ctx.h - the context/task/progress-engine core that every library
+ * (DMA, Comch server/client/producer/consumer) builds on.
+ *
+ * The state machine lives here once:
+ *
+ *     IDLE --doca_ctx_start--> STARTING --sd_ctx_set_running--> RUNNING
+ *     RUNNING --doca_ctx_stop--> STOPPING --(no task in flight and the
+ *           library called sd_ctx_stop_done)--> IDLE
+ *
+ * A library embeds struct doca_ctx first in its own object (to_xxx() casts
+ * back) and fills a struct sd_ctx_ops. Tasks embed struct doca_task first;
+ * each task type is a struct sd_task_class, whose pool is fixed by the
+ * library's *_set_conf(num_tasks) before start.
+ *
+ * Ownership: doca_task_submit hands a task to the context (state SUBMITTED,
+ * counted in flight); the library finishes it with sd_task_complete(), which
+ * only queues it; the completion callback runs later, from doca_pe_progress
+ * on the thread that calls it. The task stays "in flight" until its callback
+ * returns, so a callback that calls doca_ctx_stop sees STOPPING, as on
+ * hardware.
+ *
+ * Threading: a PE and the contexts connected to it are used from one thread
+ * at a time. Library engine threads must not call into this core except
+ * sd_pe_wake(), which is thread-safe (and async-signal-safe).
+ *
+ * Implemented in src/core/ (pe.c, ctx.c, task.c).
+ */
+#ifndef SD_CTX_H_
+#define SD_CTX_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_ctx.h>
+#include <doca_error.h>
+#include <doca_pe.h>
+#include <doca_types.h>
+
+struct sd_task_class;
+
+struct doca_task {
+	struct sd_task_class *cls;
+	union doca_data user_data;
+	doca_error_t status;
+	uint8_t state;           /* enum sd_task_state */
+	uint8_t submit_flags;    /* doca_task_submit_flag bits given at submit */
+	struct doca_task *next;  /* free list / completion queue link */
+	uint64_t submit_ns;      /* CLOCK_MONOTONIC at submit, for range profiling */
+};
+
+enum sd_task_state {
+	SD_TASK_FREE = 0,    /* in its pool */
+	SD_TASK_ALLOCATED,   /* with the user */
+	SD_TASK_SUBMITTED,   /* with the context/engine */
+	SD_TASK_COMPLETING,  /* queued for its callback / inside its callback */
+};
+
+struct sd_task_class_ops {
+	/* Validate the task and hand it to the engine. DOCA_SUCCESS: the
+	 * context owns it now. DOCA_ERROR_AGAIN: back-pressure, nothing taken.
+	 * Any other error: refused, nothing taken. */
+	doca_error_t (*submit)(struct doca_task *task);
+	/* Call the user's success or error callback (per task->status) with the
+	 * concrete task type. Called by the core from doca_pe_progress. */
+	void (*deliver)(struct doca_task *task);
+};
+
+/* A pool of tasks of one type, owned by one context. */
+struct sd_task_class {
+	struct doca_ctx *ctx;
+	const struct sd_task_class_ops *ops;
+	const char *name;
+	size_t task_size;        /* sizeof the library's task, doca_task first */
+	uint32_t capacity;       /* num_tasks given to set_conf */
+	uint32_t allocated;      /* tasks not in the pool */
+	void *pool;              /* capacity * task_size bytes, allocated at start */
+	struct doca_task *free_list;
+	bool configured;
+};
+
+struct sd_ctx_ops {
+	/* Check the configuration and begin starting. DOCA_SUCCESS: the context
+	 * is RUNNING when doca_ctx_start returns. DOCA_ERROR_IN_PROGRESS: it
+	 * stays STARTING and the library calls sd_ctx_set_running() from its
+	 * progress hook later. Any other error: the context stays IDLE. */
+	doca_error_t (*start)(struct doca_ctx *ctx);
+	/* Begin stopping: the library must finish (sd_task_complete with a
+	 * flush status) every task it holds, now or from later progress, and
+	 * call sd_ctx_stop_done() once its own teardown is over. */
+	void (*stop)(struct doca_ctx *ctx);
+	/* Poll the engine; return how many things happened (0 if nothing). */
+	int (*progress)(struct doca_ctx *ctx);
+};
+
+#define SD_CTX_MAX_TASK_CLASSES 4
+
+struct doca_ctx {
+	const struct sd_ctx_ops *ops;
+	const char *name;                 /* "DMA", "comch_server", ... for logs */
+	enum doca_ctx_states state;
+	struct doca_pe *pe;
+	union doca_data user_data;
+	doca_ctx_state_changed_callback_t state_changed_cb;
+	struct sd_task_class *classes[SD_CTX_MAX_TASK_CLASSES];
+	uint32_t num_classes;
+	uint32_t inflight;                /* submitted, callback not yet returned */
+	bool stop_done;                   /* library finished its stop work */
+	uint32_t profiler_max_nranges;    /* 0: range profiling off */
+	struct doca_ctx *pe_next;         /* PE's list of connected contexts */
+};
+
+/* Library side: lifecycle of the embedded ctx. */
+void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, const char *name);
+/* Before freeing the library object: BAD_STATE unless IDLE; disconnects it
+ * from its PE and frees the task pools. */
+doca_error_t sd_ctx_fini(struct doca_ctx *ctx);
+/* BAD_STATE unless IDLE: the guard for every configuration call. */
+doca_error_t sd_ctx_check_idle(const struct doca_ctx *ctx);
+
+/* Library side: state transitions it drives (from its start/progress hooks).
+ * Each invokes the user's state-changed callback. */
+void sd_ctx_set_running(struct doca_ctx *ctx);
+void sd_ctx_stop_done(struct doca_ctx *ctx);
+/* The engine failed on its own (peer died...): move to STOPPING as if
+ * doca_ctx_stop had been called; tasks are flushed the same way. */
+void sd_ctx_fail(struct doca_ctx *ctx);
+
+/* Task classes: register at create time, configure from set_conf (IDLE only). */
+void sd_task_class_init(struct sd_task_class *cls, struct doca_ctx *ctx, const struct sd_task_class_ops *ops,
+			const char *name, size_t task_size);
+doca_error_t sd_task_class_conf(struct sd_task_class *cls, uint32_t num_tasks);
+
+/* Allocation: BAD_STATE unless RUNNING, NO_MEMORY when the pool is empty. */
+doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task);
+
+/* Finish a submitted task: it is queued and its callback runs from the next
+ * doca_pe_progress. Must be called on the PE's thread (from the library's
+ * submit/progress/stop hooks). */
+void sd_task_complete(struct doca_task *task, doca_error_t status);
+
+/* Status of tasks flushed by a stop. */
+#define SD_TASK_FLUSHED_STATUS DOCA_ERROR_IO_FAILED
+
+/* Progress engine: let a thread other than the PE's say "work is pending"
+ * (wakes a waiter on the notification handle). Safe from any thread. */
+void sd_pe_wake(struct doca_pe *pe);
+/* Add/remove an fd whose readability means "this PE has work" (sockets of
+ * the fabric); it becomes part of the notification handle. */
+doca_error_t sd_pe_watch_fd(struct doca_pe *pe, int fd);
+void sd_pe_unwatch_fd(struct doca_pe *pe, int fd);
+
+uint64_t sd_now_ns(void); /* CLOCK_MONOTONIC */
+
+#endif /* SD_CTX_H_ */

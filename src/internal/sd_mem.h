@@ -1,0 +1,64 @@
+/*
+ * sd_mem.h - memory maps and buffers as the data-path libraries see them.
+ *
+ * A doca_buf describes [addr, addr+len) inside a started mmap, with a data
+ * segment [data, data+data_len) inside it. Buffers may be chained (list of
+ * segments); the head holds the chain length. The layout is exposed here so
+ * that the DMA and Comch fast paths read fields without calls.
+ *
+ * Ownership: while a task that names a buffer is submitted, the context owns
+ * the buffer (the user must not touch it); the data path may write the
+ * destination's data_len. Everything else goes through the public API.
+ *
+ * Implemented in src/mem/.
+ */
+#ifndef SD_MEM_H_
+#define SD_MEM_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct doca_mmap;
+struct doca_dev;
+struct doca_buf_inventory;
+
+struct doca_buf {
+	struct doca_mmap *mmap;
+	struct doca_buf_inventory *inv;
+	uint8_t *addr;           /* start of the buffer */
+	size_t len;              /* length of the buffer */
+	uint8_t *data;           /* start of the data segment, addr <= data */
+	size_t data_len;         /* data + data_len <= addr + len */
+	struct doca_buf *next;   /* next segment of the chain, NULL at the end */
+	struct doca_buf *last;   /* valid on the head only: last segment */
+	uint32_t list_len;       /* valid on the head only: segments in the chain */
+	uint16_t refcount;
+	uint16_t flags;          /* SD_BUF_* */
+	struct doca_buf *free_next; /* inventory free list link */
+};
+
+#define SD_BUF_IN_USE (1u << 0) /* handed out by its inventory */
+
+/* mmap queries used by the data path. */
+bool sd_mmap_is_started(const struct doca_mmap *mmap);
+uint32_t sd_mmap_access(const struct doca_mmap *mmap); /* enum doca_access_flag bits */
+bool sd_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev);
+/* Base and length of the registered range. */
+uint8_t *sd_mmap_base(const struct doca_mmap *mmap);
+size_t sd_mmap_len(const struct doca_mmap *mmap);
+/* Is [p, p+n) inside the mmap's registered range? */
+bool sd_mmap_contains(const struct doca_mmap *mmap, const void *p, size_t n);
+
+/* Local-side rights: may the local process (DMA on this side) read / write
+ * memory of this mmap? A remote (from-export) mmap answers per its export. */
+bool sd_mmap_can_read(const struct doca_mmap *mmap);
+bool sd_mmap_can_write(const struct doca_mmap *mmap);
+
+/* Total data length of a chain (sum of data_len) and free tail space of a
+ * chain (for each segment: addr+len - (data+data_len)). */
+size_t sd_buf_chain_data_len(const struct doca_buf *head);
+
+#endif /* SD_MEM_H_ */
