@@ -1,0 +1,146 @@
+/*
+ * doca_pe.h - DOCA progress engine and tasks.
+ *
+ * Model: a progress engine (PE) drives the contexts connected to it. Work is
+ * expressed as tasks: a task is allocated from a context's pool (through the
+ * library, e.g. doca_dma_task_memcpy_alloc_init), submitted with
+ * doca_task_submit, and completes by a callback - the success or the error
+ * callback given to the library's *_set_conf - that runs from
+ * doca_pe_progress on the calling thread. In the callback the task is the
+ * user's again: it may be freed (doca_task_free), submitted again, or
+ * inspected with doca_task_get_status.
+ *
+ * Call order:
+ *     doca_pe_create -> doca_pe_connect_ctx (ctx IDLE) -> doca_ctx_start
+ *     -> loop { doca_pe_progress } -> doca_ctx_stop -> progress until IDLE
+ *     -> destroy the contexts -> doca_pe_destroy
+ *
+ * Waiting instead of polling: doca_pe_get_notification_handle gives a file
+ * descriptor usable with epoll/poll/select. Arm it with
+ * doca_pe_request_notification, wait for it to become readable, call
+ * doca_pe_clear_notification, then doca_pe_progress until it returns 0,
+ * and arm again. If work is already pending when it is armed, the handle is
+ * readable at once, so no wake-up is lost.
+ *
+ * Threading: a PE and its contexts are used from one thread at a time; the
+ * callbacks run on that thread. doca_pe_progress must not be called from a
+ * callback it is running: such a nested call does nothing and returns 0.
+ */
+#ifndef DOCA_PE_H_
+#define DOCA_PE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_compat.h>
+#include <doca_ctx.h>
+#include <doca_error.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_pe;
+struct doca_task;
+struct doca_ctx;
+
+/* Called on task completion (the success or the error callback of a task type). */
+typedef void (*doca_task_completion_cb_t)(struct doca_task *task, union doca_data task_user_data,
+					  union doca_data ctx_user_data);
+
+/* Flags for doca_task_submit_ex. */
+enum doca_task_submit_flag {
+	DOCA_TASK_SUBMIT_FLAG_NONE = 0U,
+	/* Ring the doorbell now (softdoca always does; accepted). */
+	DOCA_TASK_SUBMIT_FLAG_FLUSH = (1U << 0),
+	/* The report may be deferred (softdoca reports every task; accepted). */
+	DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS = (1U << 1),
+	/* softdoca extension: record this task's submit->complete range when
+	 * the context has doca_ctx_profiler_set_max_nranges > 0 (doca_ctx.h). */
+	DOCA_TASK_SUBMIT_FLAG_PROFILE_RANGE = (1U << 2),
+};
+
+/* Which contexts doca_pe_progress polls after a notification. softdoca
+ * always progresses every connected context; both modes are accepted. */
+enum doca_pe_event_mode {
+	DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE,
+	DOCA_PE_EVENT_MODE_PROGRESS_ALL,
+};
+
+DOCA_STABLE doca_error_t doca_pe_create(struct doca_pe **pe);
+
+/* DOCA_ERROR_IN_USE while contexts are connected (destroy them first). */
+DOCA_STABLE doca_error_t doca_pe_destroy(struct doca_pe *pe);
+
+/*
+ * Poll every connected context, run the callbacks of completed tasks (in
+ * completion order) and finish pending state changes. Returns 1 if anything
+ * happened (a callback ran, a state changed), 0 otherwise (and for a NULL pe
+ * or a nested call from a callback).
+ */
+DOCA_STABLE uint8_t doca_pe_progress(struct doca_pe *pe);
+
+/* The fd to wait on (epoll/poll/select); owned by the PE, do not close it. */
+DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle);
+
+/* Arm the handle: it becomes readable when there is work for doca_pe_progress
+ * (at once if there already is). */
+DOCA_STABLE doca_error_t doca_pe_request_notification(struct doca_pe *pe);
+
+/* Reset the handle after a wake-up; handle must be this PE's. */
+DOCA_STABLE doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
+
+DOCA_EXPERIMENTAL doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode);
+
+/* Sum over the connected contexts of doca_ctx_get_num_inflight_tasks. */
+DOCA_STABLE doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks);
+
+/*
+ * Connect an IDLE context to this PE. DOCA_ERROR_BAD_STATE if the context is
+ * not IDLE, DOCA_ERROR_IN_USE if it is already connected to a PE (this one
+ * or another).
+ */
+DOCA_STABLE doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/*
+ * Hand a task to its context; its callback runs from a later
+ * doca_pe_progress. DOCA_ERROR_BAD_STATE: context not RUNNING, or the task
+ * is already submitted. DOCA_ERROR_INVALID_VALUE: the library rejected the
+ * task's parameters (nothing was taken). DOCA_ERROR_AGAIN: the engine queue
+ * is full, progress and retry. On any error the task stays the user's.
+ */
+DOCA_STABLE doca_error_t doca_task_submit(struct doca_task *task);
+
+/* As doca_task_submit, with doca_task_submit_flag bits. Unknown bits:
+ * DOCA_ERROR_INVALID_VALUE. */
+DOCA_EXPERIMENTAL doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
+
+/*
+ * Submit without waiting for room: where doca_task_submit would wait for the
+ * engine, this returns DOCA_ERROR_AGAIN at once. Otherwise as
+ * doca_task_submit.
+ */
+DOCA_STABLE doca_error_t doca_task_try_submit(struct doca_task *task);
+
+/*
+ * Return a task to its pool. Only a task the user holds (allocated, or in
+ * its own completion callback) can be freed; freeing a submitted task or a
+ * free task is refused and logged.
+ */
+DOCA_STABLE void doca_task_free(struct doca_task *task);
+
+/* DOCA_SUCCESS or the error the task completed with (valid in callbacks). */
+DOCA_STABLE doca_error_t doca_task_get_status(const struct doca_task *task);
+
+DOCA_STABLE void doca_task_set_user_data(struct doca_task *task, union doca_data user_data);
+DOCA_STABLE union doca_data doca_task_get_user_data(const struct doca_task *task);
+
+/* The context the task was allocated from (NULL for a NULL task). */
+DOCA_STABLE struct doca_ctx *doca_task_get_ctx(const struct doca_task *task);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_PE_H_ */

@@ -1,0 +1,92 @@
+/*
+ * sd_comch.h - the seam between the Comch control path (server, client,
+ * connection: src/comch/server.c, client.c, connection.c) and the Comch fast
+ * path (producer, consumer: src/comch/producer.c, consumer.c, fastpath*.c).
+ *
+ * struct doca_comch_connection is private to the control path; the fast path
+ * uses only the functions below.
+ *
+ * Frames: besides its own control frames, a connection carries "fast-path
+ * frames" of a kind >= SD_COMCH_FP_KIND_BASE with a body of at most
+ * SD_COMCH_FP_MAX_BODY bytes and optionally one file descriptor. The control
+ * path does not interpret them: every one received is handed to the
+ * connection's fast-path handler.
+ *
+ * Threading:
+ *  - The handler runs on the thread that progresses the connection (the PE of
+ *    the server or client context that owns it), from doca_pe_progress.
+ *  - sd_comch_conn_fp_send, sd_comch_conn_is_alive and
+ *    sd_comch_conn_alloc_consumer_id are thread-safe.
+ *  - sd_comch_conn_raise_consumer_event must be called on the connection's
+ *    thread (normally from within the handler).
+ *  - sd_comch_conn_fp_set_handler and sd_comch_conn_fp_slot: on the
+ *    connection's thread, or while the connection cannot be progressed
+ *    concurrently (the fast path's producers/consumers attach from their own
+ *    ctx start; the slot itself is a plain pointer, synchronise through it as
+ *    you need).
+ *
+ * Lifetime: when the connection dies (peer death, disconnect, server/client
+ * stop or destroy) the handler is called once with kind SD_COMCH_FP_CLOSED,
+ * body NULL, len 0, fd -1, before the connection object is freed. After that
+ * call the connection pointer must not be used by the fast path except
+ * through... nothing: drop it. sd_comch_conn_fp_send on a dead (but not yet
+ * freed) connection answers DOCA_ERROR_NOT_CONNECTED.
+ *
+ * Implemented in src/comch/connection.c.
+ */
+#ifndef SD_COMCH_H_
+#define SD_COMCH_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct doca_comch_connection;
+struct doca_dev;
+
+/* Kinds below the base are control-path frames; the fast path uses
+ * SD_COMCH_FP_KIND_BASE .. SD_COMCH_FP_KIND_MAX. */
+#define SD_COMCH_FP_KIND_BASE 0x100u
+#define SD_COMCH_FP_KIND_MAX 0x1ffu
+/* Pseudo kind given to the handler when the connection is gone. */
+#define SD_COMCH_FP_CLOSED 0xffffu
+/* Largest fast-path frame body. */
+#define SD_COMCH_FP_MAX_BODY 4096u
+
+typedef void (*sd_comch_fp_handler_t)(struct doca_comch_connection *conn, uint16_t kind, const void *body,
+				      uint32_t len, int fd, void *arg);
+
+/* One dispatcher per connection (NULL handler detaches). If no handler is set
+ * when a fast-path frame arrives, the frame is dropped (and its fd closed). */
+void sd_comch_conn_fp_set_handler(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg);
+
+/* Slot for the fast path's per-connection state (initially NULL). */
+void **sd_comch_conn_fp_slot(struct doca_comch_connection *conn);
+
+/* Send one fast-path frame to the peer. Thread-safe. fd >= 0 is passed with
+ * SCM_RIGHTS (the caller keeps its own copy; close it yourself).
+ * INVALID_VALUE: bad kind/length; NOT_CONNECTED: the connection is dead;
+ * AGAIN: the link is momentarily full (retry). */
+doca_error_t sd_comch_conn_fp_send(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len,
+				   int fd);
+
+/* Atomic read, any thread. */
+bool sd_comch_conn_is_alive(const struct doca_comch_connection *conn);
+
+/* The local device the connection was made on (server's or client's dev). */
+struct doca_dev *sd_comch_conn_dev(const struct doca_comch_connection *conn);
+
+/* The peer announced a consumer (appeared = true) or one went away: invokes
+ * the owning server's/client's new/expired consumer callback. Connection's
+ * thread only. */
+void sd_comch_conn_raise_consumer_event(struct doca_comch_connection *conn, uint32_t consumer_id, bool appeared);
+
+/* Non-zero id, unique per connection. Thread-safe. */
+uint32_t sd_comch_conn_alloc_consumer_id(struct doca_comch_connection *conn);
+
+/* The PE progressing the connection (the owner ctx's PE); may be NULL when
+ * the owner is not connected to one. Lets the fast path wake it. */
+struct doca_pe *sd_comch_conn_pe(const struct doca_comch_connection *conn);
+
+#endif /* SD_COMCH_H_ */
