@@ -1,0 +1,581 @@
+/* doca_argp: API argument checks, a table of argv cases, JSON files, -h/-v in children. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include <doca_argp.h>
+#include <doca_log.h>
+
+struct cfg {
+	char pci[64];
+	char text[64];
+	int num_tasks;
+	bool flag;
+	int multi_count;
+	int multi_sum;
+	int obj_keys;
+	bool want_required;
+};
+
+static doca_error_t pci_cb(void *param, void *config)
+{
+	struct cfg *c = config;
+
+	snprintf(c->pci, sizeof(c->pci), "%s", (const char *)param);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t text_cb(void *param, void *config)
+{
+	struct cfg *c = config;
+
+	if (strcmp((const char *)param, "fail") == 0)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	snprintf(c->text, sizeof(c->text), "%s", (const char *)param);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t nt_cb(void *param, void *config)
+{
+	((struct cfg *)config)->num_tasks = *(int *)param;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t flag_cb(void *param, void *config)
+{
+	((struct cfg *)config)->flag = *(bool *)param;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t multi_cb(void *param, void *config)
+{
+	struct cfg *c = config;
+
+	c->multi_count++;
+	c->multi_sum += *(int *)param;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t obj_cb(void *param, void *config)
+{
+	struct json_object *o = param;
+
+	((struct cfg *)config)->obj_keys = json_object_is_type(o, json_type_object) ? json_object_object_length(o) : -1;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t validate_cb(void *config)
+{
+	return ((struct cfg *)config)->num_tasks == 13 ? DOCA_ERROR_BAD_CONFIG : DOCA_SUCCESS;
+}
+
+static doca_error_t version_cb(void *param, void *config)
+{
+	printf("custom version 7.7\n");
+	return DOCA_SUCCESS;
+}
+
+static void add_param(const char *s, const char *l, const char *args, enum doca_argp_type type,
+		      doca_argp_param_cb_t cb, bool mandatory, bool multi, bool cli_only)
+{
+	struct doca_argp_param *p;
+
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	if (s != NULL)
+		doca_argp_param_set_short_name(p, s);
+	if (l != NULL)
+		doca_argp_param_set_long_name(p, l);
+	if (args != NULL)
+		doca_argp_param_set_arguments(p, args);
+	doca_argp_param_set_description(p, "test flag");
+	doca_argp_param_set_type(p, type);
+	doca_argp_param_set_callback(p, cb);
+	if (mandatory)
+		doca_argp_param_set_mandatory(p);
+	if (multi)
+		doca_argp_param_set_multiplicity(p);
+	if (cli_only)
+		doca_argp_param_set_cli_only(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+}
+
+/* The lesson's flag set plus one of each type. */
+static void setup_parser(const char *name, struct cfg *c, bool pci_mandatory)
+{
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(doca_argp_init(name, c), DOCA_SUCCESS);
+	add_param("p", "pci-addr", "<PCI-ADDRESS>", DOCA_ARGP_TYPE_STRING, pci_cb, pci_mandatory, false, false);
+	add_param("t", "text", NULL, DOCA_ARGP_TYPE_STRING, text_cb, false, false, false);
+	add_param("nt", "num-tasks", NULL, DOCA_ARGP_TYPE_INT, nt_cb, false, false, false);
+	add_param("b", "bool", NULL, DOCA_ARGP_TYPE_BOOLEAN, flag_cb, false, false, false);
+	add_param("m", "multi", NULL, DOCA_ARGP_TYPE_INT, multi_cb, false, true, false);
+	add_param("o", "obj", NULL, DOCA_ARGP_TYPE_JSON_OBJ, obj_cb, false, false, true);
+	assert_int_equal(doca_argp_register_validation_callback(validate_cb), DOCA_SUCCESS);
+}
+
+/* ---- capture of the SDK log (errors) and of stderr (usage) ---- */
+
+static char log_line[1024];
+static char log_all[16384];
+
+static void capture_cb(char *buffer)
+{
+	size_t used = strlen(log_all);
+
+	snprintf(log_line, sizeof(log_line), "%s", buffer);
+	snprintf(log_all + used, sizeof(log_all) - used, "%s", buffer);
+}
+
+static int group_setup(void **state)
+{
+	static char buf[1024];
+	struct doca_log_backend *be;
+
+	if (doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), capture_cb, &be) != DOCA_SUCCESS)
+		return -1;
+	/* strict: the --sdk-log-level cases must not silence the capture */
+	if (doca_log_backend_set_level_lower_limit_strict(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+		return -1;
+	return 0;
+}
+
+struct capture {
+	int saved;
+	FILE *tmp;
+};
+
+static void capture_begin(struct capture *cap)
+{
+	log_line[0] = '\0';
+	log_all[0] = '\0';
+	fflush(stderr);
+	cap->tmp = tmpfile();
+	assert_non_null(cap->tmp);
+	cap->saved = dup(2);
+	dup2(fileno(cap->tmp), 2);
+}
+
+static char *capture_end(struct capture *cap)
+{
+	long len;
+	char *out;
+
+	fflush(stderr);
+	dup2(cap->saved, 2);
+	close(cap->saved);
+	len = lseek(fileno(cap->tmp), 0, SEEK_END);
+	out = calloc(1, (size_t)len + 1);
+	assert_non_null(out);
+	assert_int_equal(pread(fileno(cap->tmp), out, (size_t)len, 0), len);
+	fclose(cap->tmp);
+	return out;
+}
+
+static int count_substr(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* ---- API argument checks ---- */
+
+static void test_api_bad_args(void **state)
+{
+	struct doca_argp_param *p = NULL;
+	struct cfg c;
+	char *argv[] = {"prog", NULL};
+
+	assert_int_equal(doca_argp_param_create(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_param_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_register_param(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_register_version_callback(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_register_validation_callback(NULL), DOCA_ERROR_INVALID_VALUE);
+	/* before init */
+	assert_int_equal(doca_argp_start(1, argv), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_destroy(), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_register_version_callback(version_cb), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_register_validation_callback(validate_cb), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	doca_argp_param_set_short_name(p, "q");
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
+	doca_argp_param_set_callback(p, nt_cb);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_param_destroy(p), DOCA_SUCCESS);
+
+	/* setters ignore NULL without crashing */
+	doca_argp_param_set_short_name(NULL, "x");
+	doca_argp_param_set_long_name(NULL, "x");
+	doca_argp_param_set_arguments(NULL, "x");
+	doca_argp_param_set_description(NULL, "x");
+	doca_argp_param_set_callback(NULL, nt_cb);
+	doca_argp_param_set_type(NULL, DOCA_ARGP_TYPE_INT);
+	doca_argp_param_set_mandatory(NULL);
+	doca_argp_param_set_cli_only(NULL);
+	doca_argp_param_set_multiplicity(NULL);
+
+	assert_int_equal(doca_argp_init(NULL, &c), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_init(NULL, &c), DOCA_ERROR_BAD_STATE);
+	/* incomplete params are refused */
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* no name */
+	doca_argp_param_set_long_name(p, "thing");
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* no callback */
+	doca_argp_param_set_callback(p, nt_cb);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* no type */
+	doca_argp_param_set_type(p, (enum doca_argp_type)99);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* bad type ignored */
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
+	doca_argp_param_set_short_name(p, "h");
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* reserved */
+	doca_argp_param_set_short_name(p, "th");
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* twice */
+	assert_int_equal(doca_argp_param_destroy(p), DOCA_ERROR_IN_USE);
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	doca_argp_param_set_long_name(p, "thing");
+	doca_argp_param_set_callback(p, nt_cb);
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* duplicate name */
+	/* p stays unregistered: doca_argp_destroy frees it */
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	doca_argp_param_set_long_name(p, "json");
+	doca_argp_param_set_callback(p, nt_cb);
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_STRING);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* reserved */
+	doca_argp_param_set_long_name(p, "v");
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* reserved as short name */
+	doca_argp_param_set_long_name(p, "bad=name");
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE);
+
+	assert_int_equal(doca_argp_start(0, argv), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_start(1, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_start(1, argv), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_start(1, argv), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	doca_argp_param_set_long_name(p, "late");
+	doca_argp_param_set_callback(p, nt_cb);
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_register_validation_callback(validate_cb), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_destroy(), DOCA_ERROR_BAD_STATE);
+}
+
+/* ---- argv table ---- */
+
+struct argv_case {
+	const char *args[12];
+	doca_error_t expect;
+	const char *msg; /* substring of the single error line, NULL on success */
+	bool pci_mandatory;
+	/* checks on success */
+	const char *pci;
+	int num_tasks;
+	bool flag;
+	int multi_count;
+	int obj_keys;
+};
+
+static const struct argv_case cases[] = {
+	{{"-p", "03:00.0"}, DOCA_SUCCESS, NULL, true, "03:00.0", 0, false, 0, 0},
+	{{"--pci-addr=3b:00.0", "-nt", "4"}, DOCA_SUCCESS, NULL, true, "3b:00.0", 4, false, 0, 0},
+	{{"-p", "x", "--num-tasks", "-5", "-b"}, DOCA_SUCCESS, NULL, true, "x", -5, true, 0, 0},
+	{{"-p", "x", "-nt=12", "--bool"}, DOCA_SUCCESS, NULL, true, "x", 12, true, 0, 0},
+	{{"-m", "1", "-m", "2", "--multi", "3"}, DOCA_SUCCESS, NULL, false, "", 0, false, 3, 0},
+	{{"-o", "{\"a\": 1, \"b\": 2}"}, DOCA_SUCCESS, NULL, false, "", 0, false, 0, 2},
+	{{"-p", "a", "-t", "-dash-value-is-a-value"}, DOCA_SUCCESS, NULL, true, "a", 0, false, 0, 0},
+	{{"-l", "60", "--sdk-log-level", "20"}, DOCA_SUCCESS, NULL, false, "", 0, false, 0, 0},
+	{{"-x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -x", false},
+	{{"--nope=3"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag --nope", false},
+	{{"-pci-addr", "x", "--nt", "3"}, DOCA_SUCCESS, NULL, true, "x", 3, false, 0, 0},
+	{{"-pci", "x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -pci", false},
+	{{"stray"}, DOCA_ERROR_INVALID_VALUE, "Unexpected argument \"stray\"", false},
+	{{"--"}, DOCA_ERROR_INVALID_VALUE, "Unexpected argument \"--\"", false},
+	{{"-p"}, DOCA_ERROR_INVALID_VALUE, "Missing value for flag -p/--pci-addr", true},
+	{{"-nt", "4"}, DOCA_ERROR_INVALID_VALUE, "Missing mandatory flag -p/--pci-addr", true},
+	{{}, DOCA_ERROR_INVALID_VALUE, "Missing mandatory flag -p/--pci-addr", true},
+	{{"-p", "x", "-nt", "abc"}, DOCA_ERROR_INVALID_VALUE, "Invalid integer value \"abc\" for flag -nt/--num-tasks",
+	 true},
+	{{"-nt", "4x"}, DOCA_ERROR_INVALID_VALUE, "Invalid integer value \"4x\" for flag -nt/--num-tasks", false},
+	{{"-nt", ""}, DOCA_ERROR_INVALID_VALUE, "Invalid integer value \"\" for flag -nt/--num-tasks", false},
+	{{"-nt", "99999999999"}, DOCA_ERROR_INVALID_VALUE, "Invalid integer value \"99999999999\"", false},
+	{{"-p", "x", "-p", "y"}, DOCA_ERROR_INVALID_VALUE, "Flag -p/--pci-addr given more than once", true},
+	{{"-b=1"}, DOCA_ERROR_INVALID_VALUE, "Flag -b/--bool takes no value", false},
+	{{"-l", "5"}, DOCA_ERROR_INVALID_VALUE, "Invalid log level 5 for flag -l/--log-level", false},
+	{{"--sdk-log-level", "80"}, DOCA_ERROR_INVALID_VALUE, "Invalid log level 80 for flag --sdk-log-level", false},
+	{{"-l", "info"}, DOCA_ERROR_INVALID_VALUE, "Invalid integer value \"info\" for flag -l/--log-level", false},
+	{{"-o", "{broken"}, DOCA_ERROR_INVALID_VALUE, "Invalid JSON value \"{broken\" for flag -o/--obj", false},
+	{{"-t", "fail"}, DOCA_ERROR_NOT_SUPPORTED, "Failed to handle flag -t/--text", false},
+	{{"-nt", "13"}, DOCA_ERROR_BAD_CONFIG, "Program validation failed", false},
+	{{"-j"}, DOCA_ERROR_INVALID_VALUE, "Missing value for flag -j/--json", false},
+};
+
+static void run_case(const struct argv_case *tc)
+{
+	char *argv[16] = {"/usr/bin/doca_test_prog"};
+	struct capture cap;
+	struct cfg c;
+	char *err;
+	doca_error_t ret;
+	int argc = 1, i;
+
+	for (i = 0; tc->args[i] != NULL; i++)
+		argv[argc++] = (char *)tc->args[i];
+	setup_parser(NULL, &c, tc->pci_mandatory);
+	capture_begin(&cap);
+	ret = doca_argp_start(argc, argv);
+	err = capture_end(&cap);
+	if (ret != tc->expect)
+		fail_msg("case \"%s ...\": got %s, expected %s (log: %s)", argc > 1 ? argv[1] : "", doca_error_get_name(ret),
+			 doca_error_get_name(tc->expect), log_all);
+	if (tc->msg != NULL) {
+		if (strstr(log_line, tc->msg) == NULL)
+			fail_msg("case \"%s ...\": log line \"%s\" lacks \"%s\"", argc > 1 ? argv[1] : "", log_line,
+				 tc->msg);
+		assert_non_null(strstr(log_line, "[DOCA][ERR]"));
+		assert_int_equal(count_substr(log_all, "[ERR]"), 1); /* exactly one error line */
+		/* usage follows, with the program name from argv[0] */
+		assert_non_null(strstr(err, "Usage: doca_test_prog [DOCA Flags] [Program Flags]"));
+	} else {
+		assert_string_equal(log_all, "");
+		assert_string_equal(c.pci, tc->pci);
+		assert_int_equal(c.num_tasks, tc->num_tasks);
+		assert_int_equal(c.flag, tc->flag);
+		assert_int_equal(c.multi_count, tc->multi_count);
+		assert_int_equal(c.obj_keys, tc->obj_keys);
+	}
+	free(err);
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+}
+
+static void test_argv_table(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i]);
+	/* the -l/--sdk-log-level case changed the global levels */
+	assert_int_equal(doca_log_level_get_global_sdk_limit(), 20);
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+}
+
+static void test_multi_values(void **state)
+{
+	char *argv[] = {"prog", "-m", "10", "-m", "20", "-m", "-3", NULL};
+	struct cfg c;
+
+	setup_parser("prog", &c, false);
+	assert_int_equal(doca_argp_start(7, argv), DOCA_SUCCESS);
+	assert_int_equal(c.multi_count, 3);
+	assert_int_equal(c.multi_sum, 27);
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+}
+
+/* ---- JSON ---- */
+
+static char *write_tmp(const char *content)
+{
+	char *path = strdup("/tmp/h1_argp_json_XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, strlen(content)), (ssize_t)strlen(content));
+	close(fd);
+	return path;
+}
+
+struct json_case {
+	const char *content; /* NULL: missing file */
+	const char *extra[4];
+	doca_error_t expect;
+	const char *msg;
+	const char *pci;
+	int num_tasks;
+};
+
+static const struct json_case jcases[] = {
+	{"{\"doca_general_flags\": {\"log-level\": 60}, \"doca_program_flags\": "
+	 "{\"pci-addr\": \"03:00.0\", \"num-tasks\": 4, \"bool\": true, \"multi\": 5}}",
+	 {NULL}, DOCA_SUCCESS, NULL, "03:00.0", 4},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"03:00.0\", \"num-tasks\": 4}}", {"-nt", "7"}, DOCA_SUCCESS, NULL,
+	 "03:00.0", 7},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"03:00.0\"}}", {"-p", "3b:00.0"}, DOCA_SUCCESS, NULL, "3b:00.0", 0},
+	{"{ not json", {NULL}, DOCA_ERROR_INVALID_VALUE, "Failed to parse JSON file"},
+	{"[1, 2]", {NULL}, DOCA_ERROR_INVALID_VALUE, "must hold an object"},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"num-tasks\": \"4\"}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Wrong JSON type for flag -nt/--num-tasks: expected integer"},
+	{"{\"doca_program_flags\": {\"pci-addr\": 3}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Wrong JSON type for flag -p/--pci-addr: expected string"},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"bool\": 1}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Wrong JSON type for flag -b/--bool: expected boolean"},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"zzz\": 1}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Unknown flag --zzz in JSON file"},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"obj\": {}}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Flag -o/--obj may only be given on the command line"},
+	{"{\"doca_general_flags\": {\"log-level\": \"debug\"}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Wrong JSON type for flag --log-level: expected integer"},
+	{"{\"doca_general_flags\": {\"log-level\": 99}}", {NULL}, DOCA_ERROR_INVALID_VALUE, "Invalid log level 99"},
+	{"{\"other\": {}}", {NULL}, DOCA_ERROR_INVALID_VALUE, "Unknown key \"other\""},
+	{"{\"doca_program_flags\": {\"num-tasks\": 2}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "Missing mandatory flag -p/--pci-addr"},
+	{NULL, {NULL}, DOCA_ERROR_INVALID_VALUE, "Failed to open JSON file"},
+};
+
+static void test_json_cases(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(jcases) / sizeof(jcases[0]); i++) {
+		const struct json_case *jc = &jcases[i];
+		char *path = jc->content != NULL ? write_tmp(jc->content) : strdup("/nonexistent/h1/cfg.json");
+		char *argv[12] = {"prog", "-j", path};
+		struct capture cap;
+		struct cfg c;
+		doca_error_t ret;
+		char *err;
+		int argc = 3, k;
+
+		for (k = 0; jc->extra[k] != NULL; k++)
+			argv[argc++] = (char *)jc->extra[k];
+		setup_parser("prog", &c, true);
+		capture_begin(&cap);
+		ret = doca_argp_start(argc, argv);
+		err = capture_end(&cap);
+		if (ret != jc->expect)
+			fail_msg("json case %zu: got %s (log: %s)", i, doca_error_get_name(ret), log_all);
+		if (jc->msg != NULL) {
+			if (strstr(log_line, jc->msg) == NULL)
+				fail_msg("json case %zu: log line \"%s\" lacks \"%s\"", i, log_line, jc->msg);
+			assert_int_equal(count_substr(log_all, "[ERR]"), 1);
+			assert_non_null(strstr(err, "Usage: prog"));
+		} else {
+			assert_string_equal(c.pci, jc->pci);
+			assert_int_equal(c.num_tasks, jc->num_tasks);
+		}
+		if (i == 0) {
+			assert_true(c.flag);
+			assert_int_equal(c.multi_count, 1);
+			assert_int_equal(doca_log_level_get_global_lower_limit(), 60);
+			assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+		}
+		free(err);
+		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+		if (jc->content != NULL)
+			unlink(path);
+		free(path);
+	}
+}
+
+/* ---- -h / -v exit 0 in a child ---- */
+
+static int run_child(const char *const *args, bool with_version_cb, char *out, size_t outlen)
+{
+	char *argv[8] = {"/opt/x/doca_dma_local_copy"};
+	int fds[2], status, argc = 1;
+	size_t total = 0;
+	ssize_t n;
+	pid_t pid;
+
+	while (args[argc - 1] != NULL)
+		argv[argc] = (char *)args[argc - 1], argc++;
+	assert_int_equal(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct cfg c;
+
+		dup2(fds[1], 1);
+		close(fds[0]);
+		memset(&c, 0, sizeof(c));
+		if (doca_argp_init(NULL, &c) != DOCA_SUCCESS)
+			_exit(90);
+		{
+			struct doca_argp_param *p;
+
+			doca_argp_param_create(&p);
+			doca_argp_param_set_short_name(p, "p");
+			doca_argp_param_set_long_name(p, "pci-addr");
+			doca_argp_param_set_description(p, "DOCA DMA device PCI address");
+			doca_argp_param_set_type(p, DOCA_ARGP_TYPE_STRING);
+			doca_argp_param_set_callback(p, pci_cb);
+			doca_argp_param_set_mandatory(p);
+			if (doca_argp_register_param(p) != DOCA_SUCCESS)
+				_exit(91);
+			if (with_version_cb && doca_argp_register_version_callback(version_cb) != DOCA_SUCCESS)
+				_exit(92);
+		}
+		doca_argp_start(argc, argv);
+		_exit(93); /* -h and -v must have exited already */
+	}
+	close(fds[1]);
+	while (total < outlen - 1 && (n = read(fds[0], out + total, outlen - 1 - total)) > 0)
+		total += (size_t)n;
+	out[total] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void test_help_version(void **state)
+{
+	static const char *help[] = {"-h", NULL};
+	static const char *help_long[] = {"-p", "x", "--help", NULL};
+	static const char *version[] = {"-v", NULL};
+	static const char *version_long[] = {"--version", NULL};
+	char out[8192];
+
+	assert_int_equal(run_child(help, false, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "Usage: doca_dma_local_copy [DOCA Flags] [Program Flags]\n\nDOCA Flags:\n"));
+	assert_non_null(strstr(out, "  -h, --help                              Print a help synopsis\n"));
+	assert_non_null(strstr(out, "  -v, --version                           Print program version information\n"));
+	assert_non_null(strstr(out, "  -l, --log-level                         Set the (numeric) log level for the "
+				    "program <10=DISABLE, 20=CRITICAL, 30=ERROR, 40=WARNING, 50=INFO, 60=DEBUG, "
+				    "70=TRACE>\n"));
+	assert_non_null(strstr(out, "  --sdk-log-level                         Set the SDK (numeric) log level"));
+	assert_non_null(strstr(out, "  -j, --json <path>                       Parse all command flags from an input "
+				    "json file\n"));
+	assert_non_null(strstr(out, "\nProgram Flags:\n  -p, --pci-addr                          DOCA DMA device "
+				    "PCI address (mandatory)\n"));
+	assert_int_equal(run_child(help_long, false, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "Usage: doca_dma_local_copy"));
+
+	assert_int_equal(run_child(version, false, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "doca_dma_local_copy version 2.9.0"));
+	assert_non_null(strstr(out, "DOCA SDK version (Runtime): 2.9.0"));
+	assert_non_null(strstr(out, "softdoca version: "));
+	assert_int_equal(run_child(version_long, true, out, sizeof(out)), 0);
+	assert_string_equal(out, "custom version 7.7\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_api_bad_args),
+		cmocka_unit_test(test_argv_table),
+		cmocka_unit_test(test_multi_values),
+		cmocka_unit_test(test_json_cases),
+		cmocka_unit_test(test_help_version),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}

@@ -1,0 +1,491 @@
+/* doca_log: argument checks, line layout, filtering, app/SDK split, rate limit, threads. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define DOCA_LOGGING_ALLOW_TRACE
+#include <doca_log.h>
+
+#include "sd_log.h"
+
+DOCA_LOG_REGISTER(TEST_LOG::MAIN);
+SD_LOG_REGISTER(TEST_SDK);
+
+#define LINE_RE \
+	"^\\[[0-9]{2}:[0-9]{2}:[0-9]{2}:[0-9]{6}\\]\\[[0-9]+\\]\\[DOCA\\]\\[(CRT|ERR|WRN|INF|DBG|TRC)\\]" \
+	"\\[[A-Za-z0-9_.]+:[0-9]+\\]\\[[A-Za-z0-9_]+\\] "
+
+/* A backend writing to an anonymous temp file, silenced when done. */
+struct sink {
+	FILE *f;
+	struct doca_log_backend *be;
+};
+
+static void sink_open(struct sink *s, bool sdk)
+{
+	s->f = tmpfile();
+	assert_non_null(s->f);
+	if (sdk)
+		assert_int_equal(doca_log_backend_create_with_fd_sdk(fileno(s->f), &s->be), DOCA_SUCCESS);
+	else
+		assert_int_equal(doca_log_backend_create_with_fd(fileno(s->f), &s->be), DOCA_SUCCESS);
+	assert_non_null(s->be);
+}
+
+/* Returns the whole content (caller frees). */
+static char *sink_read(struct sink *s)
+{
+	long len;
+	char *buf;
+
+	fflush(s->f);
+	len = lseek(fileno(s->f), 0, SEEK_END);
+	assert_true(len >= 0);
+	buf = calloc(1, (size_t)len + 1);
+	assert_non_null(buf);
+	assert_int_equal(pread(fileno(s->f), buf, (size_t)len, 0), len);
+	return buf;
+}
+
+static void sink_close(struct sink *s)
+{
+	/* backends cannot be destroyed: silence it for good before closing its fd */
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(s->be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	fclose(s->f);
+}
+
+static int count_lines(const char *text, const char *needle)
+{
+	int n = 0;
+	const char *line = text;
+
+	while (line != NULL && *line != '\0') {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - line) : strlen(line);
+		char *copy = strndup(line, len);
+
+		if (needle == NULL || strstr(copy, needle) != NULL)
+			n++;
+		free(copy);
+		line = nl != NULL ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+/* Must run first: no backend exists yet, so messages fall back to stderr. */
+static void test_fallback_stderr(void **state)
+{
+	int fds[2];
+	pid_t pid;
+	char buf[4096] = {0};
+	ssize_t n, total = 0;
+	int status;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		close(fds[0]);
+		DOCA_LOG_INFO("fallback app %d", 1);
+		DOCA_LOG_DBG("filtered app");
+		SD_LOG_WARN("fallback sdk %d", 2);
+		SD_LOG_INFO("filtered sdk");
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf + total, sizeof(buf) - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(buf, "[INF][test_log.c:"));
+	assert_non_null(strstr(buf, "fallback app 1"));
+	assert_non_null(strstr(buf, "[WRN][test_log.c:"));
+	assert_non_null(strstr(buf, "fallback sdk 2"));
+	assert_null(strstr(buf, "filtered"));
+}
+
+/* The standard backend writes application messages to stdout. */
+static void test_standard_backend(void **state)
+{
+	int fds[2], status;
+	char buf[2048] = {0};
+	ssize_t n, total = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		if (doca_log_backend_create_standard() != DOCA_SUCCESS)
+			_exit(2);
+		DOCA_LOG_INFO("on stdout %s", "ok");
+		DOCA_LOG_DBG("not at INFO");
+		SD_LOG_ERR("sdk not on stdout");
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], buf + total, sizeof(buf) - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(buf, "[DOCA][INF][test_log.c:"));
+	assert_non_null(strstr(buf, "][test_standard_backend] on stdout ok\n"));
+	assert_null(strstr(buf, "not at INFO"));
+	assert_null(strstr(buf, "sdk not on stdout"));
+}
+
+static void test_bad_args(void **state)
+{
+	struct doca_log_backend *be = NULL;
+	uint32_t lvl;
+	int src;
+	char b[16];
+	struct sink s;
+
+	assert_int_equal(doca_log_backend_create_with_file(NULL, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_file(stderr, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_file_sdk(NULL, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_file_sdk(stderr, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_fd(-1, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_fd(2, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_fd_sdk(-1, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_buf(NULL, 10, NULL, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_buf(b, 0, NULL, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_buf_sdk(b, sizeof(b), NULL, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_syslog(NULL, &be), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_create_with_syslog_sdk("x", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_null(be);
+
+	assert_int_equal(doca_log_backend_set_level_lower_limit(NULL, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_level_upper_limit(NULL, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(NULL, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_level_upper_limit_strict(NULL, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_sdk_level(NULL, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_get_sdk_level(NULL, &lvl), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_level_set_global_lower_limit(5), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_level_set_global_lower_limit(71), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_level_set_global_upper_limit(0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_level_set_global_sdk_limit(1000), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_register_source(NULL, &src), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_register_source("X", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_unregister_source(-1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_unregister_source(100000), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(priv_doca_log_rate_bucket_register(0, NULL), DOCA_ERROR_INVALID_VALUE);
+
+	/* levels on a real backend; SDK-only calls refuse an application backend */
+	sink_open(&s, false);
+	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, 9), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_level_upper_limit(s.be, 80), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_sdk_level(s.be, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_get_sdk_level(s.be, &lvl), DOCA_ERROR_INVALID_VALUE);
+	sink_close(&s);
+	sink_open(&s, true);
+	assert_int_equal(doca_log_backend_get_sdk_level(s.be, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_get_sdk_level(s.be, &lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, DOCA_LOG_LEVEL_WARNING);
+	sink_close(&s);
+
+	/* logging with odd input must not crash */
+	priv_doca_log_developer(DOCA_LOG_LEVEL_ERROR, -5, NULL, 0, NULL, "no file");
+	priv_doca_log_developer(DOCA_LOG_LEVEL_ERROR, 0, "x.c", 1, "f", NULL);
+	priv_doca_log_developer(12345, 0, "x.c", 1, "f", "odd level");
+}
+
+static void test_line_format(void **state)
+{
+	struct sink s;
+	regex_t re;
+	char *out;
+	char expect[128];
+	int line;
+
+	sink_open(&s, false);
+	line = __LINE__ + 1;
+	DOCA_LOG_INFO("Starting the sample %d", 42);
+	out = sink_read(&s);
+	assert_int_equal(regcomp(&re, LINE_RE "Starting the sample 42\n$", REG_EXTENDED | REG_NEWLINE), 0);
+	assert_int_equal(regexec(&re, out, 0, NULL, 0), 0);
+	regfree(&re);
+	snprintf(expect, sizeof(expect), "[DOCA][INF][test_log.c:%d][test_line_format] Starting the sample 42\n", line);
+	assert_non_null(strstr(out, expect));
+	assert_int_equal(count_lines(out, NULL), 1);
+	free(out);
+
+	/* trailing newlines are not doubled; long messages are kept whole */
+	{
+		char big[3000];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		DOCA_LOG_WARN("ends with newline\n");
+		DOCA_LOG_ERR("%s", big);
+	}
+	out = sink_read(&s);
+	assert_int_equal(count_lines(out, NULL), 3);
+	assert_non_null(strstr(out, "[WRN]"));
+	assert_non_null(strstr(out, "[ERR]"));
+	assert_non_null(strstr(out, "xxxxxxxxxx\n"));
+	assert_true(strlen(out) > 3000);
+	free(out);
+	sink_close(&s);
+}
+
+static void test_level_filtering(void **state)
+{
+	struct sink a, b;
+	char *out;
+
+	sink_open(&a, false);
+	sink_open(&b, false);
+	assert_int_equal(doca_log_backend_set_level_lower_limit(a.be, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_upper_limit(b.be, DOCA_LOG_LEVEL_ERROR), DOCA_SUCCESS);
+	DOCA_LOG_CRIT("m-crit");
+	DOCA_LOG_ERR("m-err");
+	DOCA_LOG_WARN("m-warn");
+	DOCA_LOG_INFO("m-info");
+	DOCA_LOG_DBG("m-dbg");
+	DOCA_LOG_TRC("m-trc");
+	out = sink_read(&a);
+	assert_int_equal(count_lines(out, NULL), 3);
+	assert_non_null(strstr(out, "[CRT]"));
+	assert_null(strstr(out, "m-info"));
+	free(out);
+	out = sink_read(&b);
+	assert_int_equal(count_lines(out, NULL), 3); /* err, warn, info: crit is above the upper limit */
+	assert_null(strstr(out, "m-crit"));
+	assert_null(strstr(out, "m-dbg"));
+	free(out);
+
+	/* the global lower limit moves non-strict backends, not strict ones */
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(a.be, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_TRACE), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_get_global_lower_limit(), DOCA_LOG_LEVEL_TRACE);
+	DOCA_LOG_TRC("n-trc");
+	out = sink_read(&a);
+	assert_null(strstr(out, "n-trc"));
+	free(out);
+	out = sink_read(&b);
+	assert_non_null(strstr(out, "[TRC]"));
+	assert_non_null(strstr(out, "n-trc"));
+	free(out);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_set_global_upper_limit(DOCA_LOG_LEVEL_CRIT), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_get_global_upper_limit(), DOCA_LOG_LEVEL_CRIT);
+
+	/* DISABLE silences everything */
+	assert_int_equal(doca_log_backend_set_level_lower_limit(b.be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	DOCA_LOG_CRIT("o-crit");
+	out = sink_read(&b);
+	assert_null(strstr(out, "o-crit"));
+	free(out);
+	sink_close(&a);
+	sink_close(&b);
+}
+
+static void test_app_sdk_separation(void **state)
+{
+	struct sink app, sdk;
+	uint32_t lvl;
+	char *out;
+
+	sink_open(&app, false);
+	sink_open(&sdk, true);
+	assert_true(sd_log_sdk_enabled(DOCA_LOG_LEVEL_ERROR));
+	assert_false(sd_log_sdk_enabled(DOCA_LOG_LEVEL_DEBUG));
+	DOCA_LOG_ERR("app-only");
+	SD_LOG_ERR("sdk-only %s", "err");
+	SD_LOG_INFO("sdk-info-hidden");
+	out = sink_read(&app);
+	assert_non_null(strstr(out, "app-only"));
+	assert_null(strstr(out, "sdk-only"));
+	free(out);
+	out = sink_read(&sdk);
+	assert_non_null(strstr(out, "sdk-only err"));
+	assert_null(strstr(out, "app-only"));
+	assert_null(strstr(out, "sdk-info-hidden"));
+	free(out);
+
+	assert_int_equal(doca_log_backend_set_sdk_level(sdk.be, DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_get_sdk_level(sdk.be, &lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, DOCA_LOG_LEVEL_DEBUG);
+	assert_true(sd_log_sdk_enabled(DOCA_LOG_LEVEL_DEBUG));
+	SD_LOG_DBG("sdk-debug-shown");
+	out = sink_read(&sdk);
+	assert_non_null(strstr(out, "[DBG][test_log.c:"));
+	assert_non_null(strstr(out, "sdk-debug-shown"));
+	free(out);
+
+	/* the global SDK limit moves every SDK backend */
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_ERROR), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_get_global_sdk_limit(), DOCA_LOG_LEVEL_ERROR);
+	assert_false(sd_log_sdk_enabled(DOCA_LOG_LEVEL_WARNING));
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	sink_close(&app);
+	sink_close(&sdk);
+}
+
+static void rate_burst(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		DOCA_LOG_RATE_LIMIT_INFO("rate %d", i);
+}
+
+static void test_rate_limit(void **state)
+{
+	struct sink s;
+	char *out;
+
+	sink_open(&s, false);
+	rate_burst(50);
+	out = sink_read(&s);
+	assert_int_equal(count_lines(out, "rate "), SOFTDOCA_LOG_RATE_BURST);
+	free(out);
+	usleep((SOFTDOCA_LOG_RATE_PERIOD_MS + 100) * 1000);
+	rate_burst(3);
+	out = sink_read(&s);
+	assert_int_equal(count_lines(out, "rate "), SOFTDOCA_LOG_RATE_BURST + 3);
+	free(out);
+	sink_close(&s);
+}
+
+#define NTHREADS 4
+#define NLINES 400
+
+static void *log_thread(void *arg)
+{
+	char payload[301];
+	int i;
+
+	memset(payload, 'a' + (int)(intptr_t)arg, sizeof(payload) - 1);
+	payload[sizeof(payload) - 1] = '\0';
+	for (i = 0; i < NLINES; i++)
+		DOCA_LOG_INFO("T%d %s", (int)(intptr_t)arg, payload);
+	return NULL;
+}
+
+static void test_threads_whole_lines(void **state)
+{
+	pthread_t th[NTHREADS];
+	struct sink s;
+	regex_t re;
+	char *out, *line, *save = NULL;
+	int i, n = 0;
+
+	sink_open(&s, false);
+	for (i = 0; i < NTHREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, log_thread, (void *)(intptr_t)i), 0);
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	out = sink_read(&s);
+	assert_int_equal(regcomp(&re, LINE_RE "T([0-9]) ([a-z]{300})$", REG_EXTENDED), 0);
+	for (line = strtok_r(out, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		regmatch_t m[4]; /* m[1] is the level group of LINE_RE */
+		int t, k;
+
+		if (regexec(&re, line, 4, m, 0) != 0)
+			fail_msg("torn or malformed line: %s", line);
+		t = line[m[2].rm_so] - '0';
+		for (k = m[3].rm_so; k < m[3].rm_eo; k++)
+			assert_int_equal(line[k], 'a' + t);
+		n++;
+	}
+	regfree(&re);
+	assert_int_equal(n, NTHREADS * NLINES);
+	free(out);
+	sink_close(&s);
+}
+
+static char buf_seen[512];
+static int buf_calls;
+
+static void buf_cb(char *buffer)
+{
+	buf_calls++;
+	snprintf(buf_seen, sizeof(buf_seen), "%s", buffer);
+}
+
+static void test_buf_backend(void **state)
+{
+	static char small[64];
+	struct doca_log_backend *be;
+
+	assert_int_equal(doca_log_backend_create_with_buf(small, sizeof(small), buf_cb, &be), DOCA_SUCCESS);
+	DOCA_LOG_INFO("to buffer %d", 7);
+	assert_int_equal(buf_calls, 1);
+	assert_int_equal(strlen(buf_seen), sizeof(small) - 1); /* truncated to capacity */
+	assert_non_null(strstr(buf_seen, "[DOCA][INF]"));
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	DOCA_LOG_INFO("not to buffer");
+	assert_int_equal(buf_calls, 1);
+}
+
+static int reentrant_calls;
+
+static void reentrant_cb(char *buffer)
+{
+	reentrant_calls++;
+	DOCA_LOG_ERR("logged from inside a backend callback");
+}
+
+static void test_reentrant_callback(void **state)
+{
+	static char small[256];
+	struct doca_log_backend *be;
+
+	assert_int_equal(doca_log_backend_create_with_buf(small, sizeof(small), reentrant_cb, &be), DOCA_SUCCESS);
+	DOCA_LOG_WARN("outer");
+	assert_int_equal(reentrant_calls, 1); /* the inner message is dropped, no deadlock */
+	assert_non_null(strstr(small, "outer"));
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+}
+
+static void test_sources(void **state)
+{
+	int a, b;
+
+	assert_int_equal(doca_log_register_source("S1", &a), DOCA_SUCCESS);
+	assert_int_equal(doca_log_register_source("S2", &b), DOCA_SUCCESS);
+	assert_int_not_equal(a, b);
+	assert_int_equal(doca_log_unregister_source(a), DOCA_SUCCESS);
+	assert_int_equal(doca_log_unregister_source(a), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_unregister_source(b), DOCA_SUCCESS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fallback_stderr),
+		cmocka_unit_test(test_standard_backend),
+		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_line_format),
+		cmocka_unit_test(test_level_filtering),
+		cmocka_unit_test(test_app_sdk_separation),
+		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_threads_whole_lines),
+		cmocka_unit_test(test_buf_backend),
+		cmocka_unit_test(test_reentrant_callback),
+		cmocka_unit_test(test_sources),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
