@@ -34,7 +34,9 @@
  *           accepted it, then RUNNING) -> doca_comch_client_get_connection
  *           -> ... -> doca_ctx_stop -> doca_comch_client_destroy
  *   The server must be started before the client can connect; a client
- *   started first keeps trying (and logs a warning while it waits).
+ *   started first keeps trying quietly, and after 3 s (then every 10 s)
+ *   logs an SDK warning naming the server and address it waits for
+ *   (softdoca: SOFTDOCA_COMCH_WAIT_WARN_MS=<ms> changes the first delay).
  *   Events must be registered before start: a message that arrives is
  *   delivered to the callback registered at that time.
  *
