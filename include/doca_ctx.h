@@ -34,10 +34,10 @@
  * from one thread at a time. Callbacks run on the thread that calls
  * doca_pe_progress (or doca_ctx_start/stop for transitions made there).
  *
- * softdoca range profiling (extension): doca_ctx_profiler_set_max_nranges(ctx,
+ * Range profiling: doca_ctx_profiler_set_max_nranges(ctx,
  * n) with n > 0 records, for up to n tasks submitted with
- * DOCA_TASK_SUBMIT_FLAG_PROFILE_RANGE (doca_pe.h), the task type and its
- * submit and completion times. NVTX is not available, so when the context
+ * DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED (doca_pe.h), the task
+ * type and its submit and completion times. NVTX is not available, so when the context
  * returns to IDLE the ranges are printed to stderr as a small table headed
  * "softdoca range profiling (NVTX is not available; submit->complete per
  * task)". n = 0 (the default) turns it off.
@@ -80,16 +80,18 @@ typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_dat
 /*
  * Start the context (IDLE only, connected to a PE). Task pools are allocated
  * here. DOCA_SUCCESS: RUNNING. DOCA_ERROR_IN_PROGRESS: STARTING, RUNNING
- * comes from doca_pe_progress. DOCA_ERROR_BAD_STATE: not IDLE or no PE.
- * Any other error: the library refused its configuration; still IDLE.
+ * comes from doca_pe_progress. DOCA_ERROR_BAD_STATE: not IDLE.
+ * DOCA_ERROR_NOT_CONNECTED: no PE. Any other error: the library refused its
+ * configuration; the context stays IDLE.
  */
 DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
 
 /*
  * Stop the context (RUNNING or STARTING); in-flight tasks are flushed via
  * their error callbacks. DOCA_SUCCESS: IDLE already. DOCA_ERROR_IN_PROGRESS:
- * STOPPING, call doca_pe_progress until the state callback reports IDLE.
- * DOCA_ERROR_BAD_STATE: IDLE or already STOPPING.
+ * STOPPING (also when it already was), call doca_pe_progress until the
+ * state callback reports IDLE. DOCA_ERROR_BAD_STATE: already IDLE.
+ * DOCA_ERROR_NOT_CONNECTED: no PE.
  */
 DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
 
@@ -98,7 +100,7 @@ DOCA_STABLE doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *
 
 DOCA_STABLE doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state);
 
-/* IDLE only (DOCA_ERROR_BAD_STATE otherwise); cb may be NULL to clear it. */
+/* cb may be NULL to clear it. */
 DOCA_STABLE doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_changed_callback_t cb);
 
 /* Passed to the state callback and, as ctx_user_data, to task callbacks. */
@@ -116,15 +118,15 @@ DOCA_EXPERIMENTAL void doca_ctx_flush_tasks(struct doca_ctx *ctx);
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev);
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev);
 
-/* Completion vectors are not emulated: DOCA_ERROR_NOT_SUPPORTED. */
+/* One completion vector (0) exists; setting it is IDLE only. */
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_set_completion_vector(struct doca_ctx *ctx, uint32_t comp_vector);
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_cap_get_num_completion_vectors(const struct doca_devinfo *devinfo,
 								       uint32_t *num_comp_vectors);
 
 /*
- * softdoca extension: record up to max_nranges submit->complete ranges of
- * tasks submitted with DOCA_TASK_SUBMIT_FLAG_PROFILE_RANGE, printed to
- * stderr when the context reaches IDLE. IDLE only. 0 disables.
+ * Range profiling: record up to max_nranges submit->complete ranges of
+ * tasks submitted with DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED,
+ * printed to stderr when the context reaches IDLE. IDLE only. 0 disables.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_profiler_set_max_nranges(struct doca_ctx *ctx, uint32_t max_nranges);
 

@@ -56,9 +56,9 @@ enum doca_task_submit_flag {
 	DOCA_TASK_SUBMIT_FLAG_FLUSH = (1U << 0),
 	/* The report may be deferred (softdoca reports every task; accepted). */
 	DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS = (1U << 1),
-	/* softdoca extension: record this task's submit->complete range when
-	 * the context has doca_ctx_profiler_set_max_nranges > 0 (doca_ctx.h). */
-	DOCA_TASK_SUBMIT_FLAG_PROFILE_RANGE = (1U << 2),
+	/* Record this task's submit->complete range when the context has
+	 * doca_ctx_profiler_set_max_nranges > 0 (see doca_ctx.h). */
+	DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED = (1U << 2),
 };
 
 /* Which contexts doca_pe_progress polls after a notification. softdoca
@@ -70,14 +70,18 @@ enum doca_pe_event_mode {
 
 DOCA_STABLE doca_error_t doca_pe_create(struct doca_pe **pe);
 
-/* DOCA_ERROR_IN_USE while contexts are connected (destroy them first). */
+/* DOCA_ERROR_IN_USE while contexts are connected (destroy them first).
+ * Called from a callback of this PE, the PE is freed when doca_pe_progress
+ * returns. */
 DOCA_STABLE doca_error_t doca_pe_destroy(struct doca_pe *pe);
 
 /*
  * Poll every connected context, run the callbacks of completed tasks (in
- * completion order) and finish pending state changes. Returns 1 if anything
- * happened (a callback ran, a state changed), 0 otherwise (and for a NULL pe
- * or a nested call from a callback).
+ * completion order) and finish pending state changes. One call runs the
+ * callbacks of the tasks completed when it started; tasks that complete
+ * from within those callbacks (resubmitted, flushed) are reported by the
+ * next call. Returns 1 if anything happened (a callback ran, a state
+ * changed), 0 otherwise (and for a NULL pe or a nested call from a callback).
  */
 DOCA_STABLE uint8_t doca_pe_progress(struct doca_pe *pe);
 
@@ -97,18 +101,19 @@ DOCA_EXPERIMENTAL doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum d
 DOCA_STABLE doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks);
 
 /*
- * Connect an IDLE context to this PE. DOCA_ERROR_BAD_STATE if the context is
- * not IDLE, DOCA_ERROR_IN_USE if it is already connected to a PE (this one
- * or another).
+ * Connect an IDLE context to this PE; the link lasts until the context is
+ * destroyed. DOCA_ERROR_BAD_STATE if the context is not IDLE,
+ * DOCA_ERROR_NOT_PERMITTED if it is already connected to a PE.
  */
 DOCA_STABLE doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
 
 /*
  * Hand a task to its context; its callback runs from a later
  * doca_pe_progress. DOCA_ERROR_BAD_STATE: context not RUNNING, or the task
- * is already submitted. DOCA_ERROR_INVALID_VALUE: the library rejected the
- * task's parameters (nothing was taken). DOCA_ERROR_AGAIN: the engine queue
- * is full, progress and retry. On any error the task stays the user's.
+ * is already submitted (or free). DOCA_ERROR_INVALID_VALUE: the task's
+ * parameters are wrong (softdoca validates on every submit path, so a bad
+ * task is refused, never executed). DOCA_ERROR_AGAIN: the engine queue is
+ * full, progress and retry. On any error the task stays the user's.
  */
 DOCA_STABLE doca_error_t doca_task_submit(struct doca_task *task);
 
@@ -117,9 +122,9 @@ DOCA_STABLE doca_error_t doca_task_submit(struct doca_task *task);
 DOCA_EXPERIMENTAL doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
 
 /*
- * Submit without waiting for room: where doca_task_submit would wait for the
- * engine, this returns DOCA_ERROR_AGAIN at once. Otherwise as
- * doca_task_submit.
+ * Submit after validating the task: DOCA_ERROR_INVALID_VALUE for an invalid
+ * task, nothing taken. (In DOCA doca_task_submit may skip that validation;
+ * softdoca validates both, so the two behave the same.)
  */
 DOCA_STABLE doca_error_t doca_task_try_submit(struct doca_task *task);
 

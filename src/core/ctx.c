@@ -1,0 +1,399 @@
+/* Context lifecycle: the one state machine every library shares. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+#include "core_priv.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(CTX);
+
+#define SD_PROF_MAX_NRANGES (1u << 20)
+
+static const char *ctx_name(const struct doca_ctx *ctx)
+{
+	return ctx->name != NULL ? ctx->name : "unnamed";
+}
+
+void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, const char *name)
+{
+	if (ctx == NULL)
+		return;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->ops = ops;
+	ctx->name = name;
+	ctx->state = DOCA_CTX_STATE_IDLE;
+}
+
+static struct sd_prof **prof_find(struct doca_pe *pe, const struct doca_ctx *ctx)
+{
+	struct sd_prof **link;
+
+	for (link = &pe->profs; *link != NULL; link = &(*link)->next)
+		if ((*link)->ctx == ctx)
+			return link;
+	return NULL;
+}
+
+static struct sd_prof *prof_detach(struct doca_ctx *ctx)
+{
+	struct sd_prof **link, *prof;
+
+	if (ctx->pe == NULL)
+		return NULL;
+	link = prof_find(ctx->pe, ctx);
+	if (link == NULL)
+		return NULL;
+	prof = *link;
+	*link = prof->next;
+	return prof;
+}
+
+static doca_error_t prof_attach(struct doca_ctx *ctx)
+{
+	struct sd_prof *prof;
+
+	free(prof_detach(ctx));
+	if (ctx->profiler_max_nranges == 0)
+		return DOCA_SUCCESS;
+	prof = calloc(1, sizeof(*prof) + (size_t)ctx->profiler_max_nranges * sizeof(prof->ranges[0]));
+	if (prof == NULL) {
+		SD_LOG_ERR("Failed to allocate %" PRIu32 " profiling ranges for %s context",
+			   ctx->profiler_max_nranges, ctx_name(ctx));
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	prof->ctx = ctx;
+	prof->max = ctx->profiler_max_nranges;
+	prof->next = ctx->pe->profs;
+	ctx->pe->profs = prof;
+	return DOCA_SUCCESS;
+}
+
+void sd_prof_record(struct doca_pe *pe, struct doca_task *task, uint64_t now)
+{
+	struct sd_prof **link = prof_find(pe, task->cls->ctx);
+	struct sd_prof *prof;
+
+	if (link == NULL)
+		return;
+	prof = *link;
+	if (prof->count == prof->max) {
+		prof->dropped++;
+		return;
+	}
+	prof->ranges[prof->count].name = task->cls->name;
+	prof->ranges[prof->count].submit_ns = task->submit_ns;
+	prof->ranges[prof->count].complete_ns = now;
+	prof->count++;
+}
+
+/* NVTX is not there to receive the ranges: show them on stderr instead. */
+static void prof_report(struct doca_ctx *ctx)
+{
+	struct sd_prof *prof = prof_detach(ctx);
+	uint64_t base;
+	uint32_t i;
+
+	if (prof == NULL)
+		return;
+	fprintf(stderr, "softdoca range profiling (NVTX is not available; submit->complete per task)\n");
+	fprintf(stderr, "  context: %s, ranges: %" PRIu32 " (max %" PRIu32 ")\n", ctx_name(ctx), prof->count,
+		prof->max);
+	if (prof->count > 0) {
+		base = prof->ranges[0].submit_ns;
+		fprintf(stderr, "  %6s  %-28s %14s %14s\n", "#", "task", "start_ns", "duration_ns");
+		for (i = 0; i < prof->count; i++) {
+			const struct sd_prof_range *r = &prof->ranges[i];
+
+			fprintf(stderr, "  %6" PRIu32 "  %-28s %14" PRIu64 " %14" PRIu64 "\n", i,
+				r->name != NULL ? r->name : "task", r->submit_ns - base,
+				r->complete_ns - r->submit_ns);
+		}
+	}
+	if (prof->dropped > 0)
+		fprintf(stderr, "  (%" PRIu64 " more ranges not recorded)\n", prof->dropped);
+	free(prof);
+}
+
+void sd_ctx_notify(struct doca_ctx *ctx, enum doca_ctx_states prev)
+{
+	if (ctx->state_changed_cb != NULL)
+		ctx->state_changed_cb(ctx->user_data, ctx, prev, ctx->state);
+}
+
+doca_error_t sd_ctx_fini(struct doca_ctx *ctx)
+{
+	if (ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("Failed to destroy %s context: context is not idle", ctx_name(ctx));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe != NULL) {
+		free(prof_detach(ctx));
+		sd_pe_unlink_ctx(ctx->pe, ctx);
+	}
+	sd_task_pools_free(ctx);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_ctx_check_idle(const struct doca_ctx *ctx)
+{
+	if (ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("%s context is not idle: configuration refused", ctx_name(ctx));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return DOCA_SUCCESS;
+}
+
+void sd_ctx_set_running(struct doca_ctx *ctx)
+{
+	if (ctx == NULL || ctx->pe == NULL)
+		return;
+	/* From inside ops->start: doca_ctx_start reports the transition. */
+	if (ctx->pe->starting == ctx) {
+		ctx->state = DOCA_CTX_STATE_RUNNING;
+		return;
+	}
+	if (ctx->state != DOCA_CTX_STATE_STARTING) {
+		SD_LOG_DBG("%s context: set running ignored in state %d", ctx_name(ctx), (int)ctx->state);
+		return;
+	}
+	ctx->state = DOCA_CTX_STATE_RUNNING;
+	sd_ctx_notify(ctx, DOCA_CTX_STATE_STARTING);
+}
+
+void sd_ctx_stop_done(struct doca_ctx *ctx)
+{
+	/* Only mark it: the library may still be inside its own code, and the
+	 * IDLE callback may destroy the context. doca_ctx_stop or the next
+	 * doca_pe_progress makes the transition. */
+	if (ctx != NULL)
+		ctx->stop_done = true;
+}
+
+static void ctx_begin_stop(struct doca_ctx *ctx)
+{
+	enum doca_ctx_states prev = ctx->state;
+
+	ctx->state = DOCA_CTX_STATE_STOPPING;
+	ctx->stop_done = false;
+	sd_ctx_notify(ctx, prev);
+	if (ctx->ops != NULL && ctx->ops->stop != NULL)
+		ctx->ops->stop(ctx);
+	else
+		ctx->stop_done = true;
+}
+
+void sd_ctx_fail(struct doca_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING)
+		return;
+	SD_LOG_ERR("%s context failed: stopping", ctx_name(ctx));
+	ctx_begin_stop(ctx);
+}
+
+bool sd_ctx_try_finish_stop(struct doca_ctx *ctx)
+{
+	if (ctx->state != DOCA_CTX_STATE_STOPPING || !ctx->stop_done || ctx->inflight != 0)
+		return false;
+	ctx->state = DOCA_CTX_STATE_IDLE;
+	ctx->stop_done = false;
+	prof_report(ctx);
+	/* Last: the callback may destroy the context. */
+	sd_ctx_notify(ctx, DOCA_CTX_STATE_STOPPING);
+	return true;
+}
+
+doca_error_t doca_ctx_start(struct doca_ctx *ctx)
+{
+	struct doca_ctx *saved;
+	doca_error_t rc;
+
+	if (ctx == NULL) {
+		SD_LOG_ERR("Failed to start context: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("Failed to start %s context: context is not idle", ctx_name(ctx));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe == NULL) {
+		SD_LOG_ERR("Failed to start %s context: context is not connected to a progress engine",
+			   ctx_name(ctx));
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	rc = sd_task_pools_alloc(ctx);
+	if (rc != DOCA_SUCCESS)
+		return rc;
+	rc = prof_attach(ctx);
+	if (rc != DOCA_SUCCESS)
+		return rc;
+
+	ctx->stop_done = false;
+	ctx->state = DOCA_CTX_STATE_STARTING;
+	saved = ctx->pe->starting;
+	ctx->pe->starting = ctx;
+	rc = ctx->ops != NULL && ctx->ops->start != NULL ? ctx->ops->start(ctx) : DOCA_SUCCESS;
+	ctx->pe->starting = saved;
+
+	if (rc == DOCA_SUCCESS || (rc == DOCA_ERROR_IN_PROGRESS && ctx->state == DOCA_CTX_STATE_RUNNING)) {
+		ctx->state = DOCA_CTX_STATE_RUNNING;
+		sd_ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
+		return DOCA_SUCCESS;
+	}
+	if (rc == DOCA_ERROR_IN_PROGRESS) {
+		ctx->state = DOCA_CTX_STATE_STARTING;
+		sd_ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
+		return DOCA_ERROR_IN_PROGRESS;
+	}
+	ctx->state = DOCA_CTX_STATE_IDLE;
+	free(prof_detach(ctx));
+	SD_LOG_ERR("Failed to start %s context: %s", ctx_name(ctx), doca_error_get_name(rc));
+	return rc;
+}
+
+doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
+{
+	if (ctx == NULL) {
+		SD_LOG_ERR("Failed to stop context: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (ctx->pe == NULL) {
+		SD_LOG_ERR("Failed to stop %s context: context is not connected to a progress engine",
+			   ctx_name(ctx));
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	if (ctx->state == DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("Failed to stop %s context: context is already idle", ctx_name(ctx));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->state == DOCA_CTX_STATE_STOPPING)
+		return DOCA_ERROR_IN_PROGRESS;
+
+	ctx_begin_stop(ctx);
+	/* Do not touch ctx after a successful finish: the IDLE callback may
+	 * have destroyed it. */
+	if (sd_ctx_try_finish_stop(ctx))
+		return DOCA_SUCCESS;
+	return DOCA_ERROR_IN_PROGRESS;
+}
+
+doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
+{
+	if (ctx == NULL || num_inflight_tasks == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*num_inflight_tasks = ctx->inflight;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
+{
+	if (ctx == NULL || state == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*state = ctx->state;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_changed_callback_t cb)
+{
+	if (ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	ctx->state_changed_cb = cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_data)
+{
+	if (ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	ctx->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data *user_data)
+{
+	if (ctx == NULL || user_data == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*user_data = ctx->user_data;
+	return DOCA_SUCCESS;
+}
+
+void doca_ctx_flush_tasks(struct doca_ctx *ctx)
+{
+	if (ctx == NULL) {
+		SD_LOG_ERR("Failed to flush tasks: ctx is NULL");
+		return;
+	}
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		SD_LOG_ERR("Failed to flush tasks: %s context is idle", ctx_name(ctx));
+}
+
+doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
+{
+	if (ctx == NULL || gpu_dev == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return DOCA_ERROR_BAD_STATE;
+	SD_LOG_ERR("Failed to set %s context data path on GPU: no GPU is emulated", ctx_name(ctx));
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev)
+{
+	if (ctx == NULL || dpa_dev == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return DOCA_ERROR_BAD_STATE;
+	SD_LOG_ERR("Failed to set %s context data path on DPA: no DPA is emulated", ctx_name(ctx));
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+/* One completion vector (0): every context of a PE shares its eventfd. */
+doca_error_t doca_ctx_set_completion_vector(struct doca_ctx *ctx, uint32_t comp_vector)
+{
+	if (ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return DOCA_ERROR_BAD_STATE;
+	if (comp_vector != 0) {
+		SD_LOG_ERR("Failed to set completion vector %" PRIu32 ": only vector 0 exists", comp_vector);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_cap_get_num_completion_vectors(const struct doca_devinfo *devinfo, uint32_t *num_comp_vectors)
+{
+	if (devinfo == NULL || num_comp_vectors == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*num_comp_vectors = 1;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ctx_profiler_set_max_nranges(struct doca_ctx *ctx, uint32_t max_nranges)
+{
+	if (ctx == NULL) {
+		SD_LOG_ERR("Failed to set profiler ranges: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("Failed to set profiler ranges: %s context is not idle", ctx_name(ctx));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (max_nranges > SD_PROF_MAX_NRANGES) {
+		SD_LOG_ERR("Failed to set profiler ranges: %" PRIu32 " exceeds %u", max_nranges,
+			   SD_PROF_MAX_NRANGES);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	ctx->profiler_max_nranges = max_nranges;
+	return DOCA_SUCCESS;
+}

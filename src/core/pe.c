@@ -1,0 +1,355 @@
+/* Progress engine: context list, completion queue, notification handle. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_pe.h>
+
+#include "core_priv.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(PE);
+
+uint64_t sd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+doca_error_t doca_pe_create(struct doca_pe **pe)
+{
+	struct doca_pe *p;
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (pe == NULL) {
+		SD_LOG_ERR("Failed to create progress engine: pe is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* aligned: the engine-written flags sit on their own cache line */
+	p = aligned_alloc(_Alignof(struct doca_pe), sizeof(*p));
+	if (p == NULL) {
+		SD_LOG_ERR("Failed to allocate progress engine");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	memset(p, 0, sizeof(*p));
+	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_ALL;
+	atomic_init(&p->armed, false);
+	atomic_init(&p->pending, false);
+
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->epfd < 0)
+		goto err_free;
+	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->efd < 0)
+		goto err_epfd;
+	ev.data.fd = p->efd;
+	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->efd, &ev) != 0)
+		goto err_efd;
+
+	*pe = p;
+	return DOCA_SUCCESS;
+
+err_efd:
+	close(p->efd);
+err_epfd:
+	close(p->epfd);
+err_free:
+	SD_LOG_ERR("Failed to create progress engine notification handle: %s", strerror(errno));
+	free(p);
+	return DOCA_ERROR_OPERATING_SYSTEM;
+}
+
+static void pe_free(struct doca_pe *pe)
+{
+	struct sd_prof *prof, *next;
+
+	for (prof = pe->profs; prof != NULL; prof = next) {
+		next = prof->next;
+		free(prof);
+	}
+	close(pe->efd);
+	close(pe->epfd);
+	free(pe);
+}
+
+doca_error_t doca_pe_destroy(struct doca_pe *pe)
+{
+	if (pe == NULL) {
+		SD_LOG_ERR("Failed to destroy progress engine: pe is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (pe->ctxs != NULL) {
+		SD_LOG_ERR("Failed to destroy progress engine %p: contexts are still connected", (void *)pe);
+		return DOCA_ERROR_IN_USE;
+	}
+	/* Called from one of our callbacks: free once doca_pe_progress unwinds. */
+	if (pe->in_progress) {
+		pe->destroy_deferred = true;
+		return DOCA_SUCCESS;
+	}
+	pe_free(pe);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	struct doca_ctx **tail;
+
+	if (pe == NULL || ctx == NULL) {
+		SD_LOG_ERR("Failed to connect context to progress engine: %s is NULL", pe == NULL ? "pe" : "ctx");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (pe->destroy_deferred) {
+		SD_LOG_ERR("Failed to connect %s context: progress engine is being destroyed", ctx->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("Failed to connect %s context: context is not idle", ctx->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe != NULL) {
+		SD_LOG_ERR("Failed to connect %s context: already connected to a progress engine", ctx->name);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	for (tail = &pe->ctxs; *tail != NULL; tail = &(*tail)->pe_next)
+		;
+	ctx->pe_next = NULL;
+	*tail = ctx;
+	ctx->pe = pe;
+	return DOCA_SUCCESS;
+}
+
+void sd_pe_unlink_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	struct doca_ctx **link;
+
+	for (link = &pe->ctxs; *link != NULL; link = &(*link)->pe_next) {
+		if (*link == ctx) {
+			*link = ctx->pe_next;
+			break;
+		}
+	}
+	if (pe->iter_next == ctx)
+		pe->iter_next = ctx->pe_next;
+	ctx->pe_next = NULL;
+	ctx->pe = NULL;
+}
+
+doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks)
+{
+	const struct doca_ctx *ctx;
+	size_t n = 0;
+
+	if (pe == NULL || num_inflight_tasks == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
+		n += ctx->inflight;
+	*num_inflight_tasks = n;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
+{
+	if (pe == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (mode != DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE && mode != DOCA_PE_EVENT_MODE_PROGRESS_ALL) {
+		SD_LOG_ERR("Failed to set progress engine event mode: unknown mode %d", (int)mode);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pe->event_mode = mode;
+	return DOCA_SUCCESS;
+}
+
+/* Walk the context list; a callback may destroy any context but the current. */
+#define PE_FOREACH_CTX(pe, ctx) \
+	for ((pe)->iter_next = (pe)->ctxs; ((ctx) = (pe)->iter_next) != NULL && \
+					   (((pe)->iter_next = (ctx)->pe_next), 1);)
+
+static int pe_deliver(struct doca_pe *pe)
+{
+	struct doca_task *task, *next;
+	struct doca_ctx *ctx;
+	int n = 0;
+	uint64_t now = 0;
+
+	/* Detach the batch: tasks completed by these callbacks (resubmitted and
+	 * finished at once, or flushed by a stop) wait for the next call, so a
+	 * callback that resubmits can never keep us here forever. */
+	task = pe->cq_head;
+	pe->cq_head = NULL;
+	pe->cq_tail = NULL;
+
+	for (; task != NULL; task = next) {
+		next = task->next;
+		ctx = task->cls->ctx;
+		if (task->submit_flags & DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED) {
+			if (now == 0)
+				now = sd_now_ns();
+			sd_prof_record(pe, task, now);
+		}
+		/* The callback owns the task: it may free or resubmit it. It still
+		 * counts in flight until the callback returns. */
+		task->state = SD_TASK_ALLOCATED;
+		task->cls->ops->deliver(task);
+		ctx->inflight--;
+		n++;
+	}
+	return n;
+}
+
+uint8_t doca_pe_progress(struct doca_pe *pe)
+{
+	struct doca_ctx *ctx;
+	int n = 0;
+
+	if (pe == NULL || pe->in_progress)
+		return 0;
+	pe->in_progress = true;
+
+	if (atomic_load_explicit(&pe->pending, memory_order_relaxed))
+		atomic_store(&pe->pending, false);
+
+	PE_FOREACH_CTX(pe, ctx) {
+		if (ctx->state != DOCA_CTX_STATE_IDLE && ctx->ops != NULL && ctx->ops->progress != NULL)
+			n += ctx->ops->progress(ctx);
+	}
+
+	if (pe->cq_head != NULL)
+		n += pe_deliver(pe);
+
+	PE_FOREACH_CTX(pe, ctx) {
+		if (ctx->state == DOCA_CTX_STATE_STOPPING && sd_ctx_try_finish_stop(ctx))
+			n++;
+	}
+
+	pe->iter_next = NULL;
+	pe->in_progress = false;
+	if (pe->destroy_deferred && pe->ctxs == NULL)
+		pe_free(pe);
+	return n > 0 ? 1 : 0;
+}
+
+void sd_task_complete(struct doca_task *task, doca_error_t status)
+{
+	struct doca_pe *pe;
+
+	if (task == NULL)
+		return;
+	if (task->state != SD_TASK_SUBMITTED) {
+		SD_LOG_ERR("Completing a %s task that is not submitted (state %u)", task->cls->name, task->state);
+		return;
+	}
+	pe = task->cls->ctx->pe;
+	task->status = status;
+	task->state = SD_TASK_COMPLETING;
+	task->next = NULL;
+	if (pe->cq_tail != NULL)
+		pe->cq_tail->next = task;
+	else
+		pe->cq_head = task;
+	pe->cq_tail = task;
+}
+
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
+{
+	if (pe == NULL || handle == NULL) {
+		SD_LOG_ERR("Failed to get notification handle: %s is NULL", pe == NULL ? "pe" : "handle");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*handle = pe->epfd;
+	return DOCA_SUCCESS;
+}
+
+static void pe_kick(struct doca_pe *pe)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	do {
+		r = write(pe->efd, &one, sizeof(one));
+	} while (r < 0 && errno == EINTR);
+}
+
+static bool pe_has_work(struct doca_pe *pe)
+{
+	struct doca_ctx *ctx;
+
+	if (pe->cq_head != NULL)
+		return true;
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
+		if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->stop_done && ctx->inflight == 0)
+			return true;
+	return false;
+}
+
+doca_error_t doca_pe_request_notification(struct doca_pe *pe)
+{
+	if (pe == NULL) {
+		SD_LOG_ERR("Failed to request notification: pe is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* Arm before looking at pending: a concurrent sd_pe_wake either sees
+	 * armed and kicks, or set pending before we read it (both seq_cst). */
+	atomic_store(&pe->armed, true);
+	if (atomic_load(&pe->pending) || pe_has_work(pe)) {
+		atomic_store(&pe->armed, false);
+		pe_kick(pe);
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
+{
+	uint64_t v;
+
+	if (pe == NULL) {
+		SD_LOG_ERR("Failed to clear notification: pe is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (handle != pe->epfd) {
+		SD_LOG_ERR("Failed to clear notification: handle %d is not this progress engine's", (int)handle);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	atomic_store(&pe->armed, false);
+	while (read(pe->efd, &v, sizeof(v)) > 0)
+		;
+	return DOCA_SUCCESS;
+}
+
+void sd_pe_wake(struct doca_pe *pe)
+{
+	if (pe == NULL)
+		return;
+	atomic_store(&pe->pending, true);
+	if (atomic_load(&pe->armed) && atomic_exchange(&pe->armed, false))
+		pe_kick(pe);
+}
+
+doca_error_t sd_pe_watch_fd(struct doca_pe *pe, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (pe == NULL || fd < 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	ev.data.fd = fd;
+	if (epoll_ctl(pe->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		if (errno == EEXIST)
+			return DOCA_ERROR_ALREADY_EXIST;
+		SD_LOG_ERR("Failed to watch fd %d: %s", fd, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	return DOCA_SUCCESS;
+}
+
+void sd_pe_unwatch_fd(struct doca_pe *pe, int fd)
+{
+	if (pe == NULL || fd < 0)
+		return;
+	epoll_ctl(pe->epfd, EPOLL_CTL_DEL, fd, NULL);
+}

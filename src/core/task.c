@@ -1,0 +1,295 @@
+/* Tasks: per-type pools, submission, ownership checks. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_pe.h>
+
+#include "core_priv.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(TASK);
+
+#define TASK_ALIGN 16
+#define POOL_ALIGN 64
+#define KNOWN_SUBMIT_FLAGS \
+	(DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS | \
+	 DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED)
+
+void sd_task_class_init(struct sd_task_class *cls, struct doca_ctx *ctx, const struct sd_task_class_ops *ops,
+			const char *name, size_t task_size)
+{
+	if (cls == NULL)
+		return;
+	memset(cls, 0, sizeof(*cls));
+	cls->ctx = ctx;
+	cls->ops = ops;
+	cls->name = name;
+	cls->task_size = task_size;
+	if (task_size < sizeof(struct doca_task))
+		SD_LOG_CRIT("Task class %s: size %zu is smaller than struct doca_task", name, task_size);
+	if (ctx == NULL)
+		return;
+	if (ctx->num_classes == SD_CTX_MAX_TASK_CLASSES) {
+		SD_LOG_CRIT("%s context: more than %d task classes", ctx->name, SD_CTX_MAX_TASK_CLASSES);
+		return;
+	}
+	ctx->classes[ctx->num_classes++] = cls;
+}
+
+static void pool_free(struct sd_task_class *cls)
+{
+	free(cls->pool);
+	cls->pool = NULL;
+	cls->free_list = NULL;
+	cls->allocated = 0;
+}
+
+doca_error_t sd_task_class_conf(struct sd_task_class *cls, uint32_t num_tasks)
+{
+	doca_error_t rc;
+
+	if (cls == NULL || cls->ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	rc = sd_ctx_check_idle(cls->ctx);
+	if (rc != DOCA_SUCCESS)
+		return rc;
+	if (num_tasks == 0) {
+		SD_LOG_ERR("Failed to configure %s tasks: number of tasks is 0", cls->name);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (cls->pool != NULL && num_tasks != cls->capacity) {
+		if (cls->allocated > 0) {
+			SD_LOG_ERR("Failed to configure %s tasks: %" PRIu32 " tasks are still allocated", cls->name,
+				   cls->allocated);
+			return DOCA_ERROR_BAD_STATE;
+		}
+		pool_free(cls);
+	}
+	cls->capacity = num_tasks;
+	cls->configured = true;
+	return DOCA_SUCCESS;
+}
+
+static size_t task_stride(const struct sd_task_class *cls)
+{
+	return (cls->task_size + TASK_ALIGN - 1) & ~(size_t)(TASK_ALIGN - 1);
+}
+
+static doca_error_t pool_alloc(struct sd_task_class *cls)
+{
+	size_t stride = task_stride(cls);
+	size_t bytes;
+	void *pool;
+	uint32_t i;
+
+	if (stride == 0 || cls->capacity > (SIZE_MAX - POOL_ALIGN) / stride)
+		return DOCA_ERROR_NO_MEMORY;
+	bytes = ((size_t)cls->capacity * stride + POOL_ALIGN - 1) & ~(size_t)(POOL_ALIGN - 1);
+	if (posix_memalign(&pool, POOL_ALIGN, bytes) != 0) {
+		SD_LOG_ERR("Failed to allocate %" PRIu32 " %s tasks", cls->capacity, cls->name);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	memset(pool, 0, bytes);
+	cls->pool = pool;
+	cls->allocated = 0;
+	cls->free_list = NULL;
+	/* Build the free list backwards so tasks come out in address order. */
+	for (i = cls->capacity; i-- > 0;) {
+		struct doca_task *t = (struct doca_task *)((char *)pool + (size_t)i * stride);
+
+		t->cls = cls;
+		t->state = SD_TASK_FREE;
+		t->next = cls->free_list;
+		cls->free_list = t;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_task_pools_alloc(struct doca_ctx *ctx)
+{
+	doca_error_t rc;
+	uint32_t i;
+
+	for (i = 0; i < ctx->num_classes; i++) {
+		struct sd_task_class *cls = ctx->classes[i];
+
+		if (!cls->configured || cls->pool != NULL)
+			continue;
+		rc = pool_alloc(cls);
+		if (rc != DOCA_SUCCESS)
+			return rc;
+	}
+	return DOCA_SUCCESS;
+}
+
+void sd_task_pools_free(struct doca_ctx *ctx)
+{
+	uint32_t i;
+
+	for (i = 0; i < ctx->num_classes; i++) {
+		if (ctx->classes[i]->allocated > 0)
+			SD_LOG_WARN("%s context destroyed with %" PRIu32 " %s tasks not freed", ctx->name,
+				    ctx->classes[i]->allocated, ctx->classes[i]->name);
+		pool_free(ctx->classes[i]);
+	}
+}
+
+doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task)
+{
+	struct doca_task *t;
+
+	if (cls == NULL || task == NULL || cls->ctx == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (cls->ctx->state != DOCA_CTX_STATE_RUNNING) {
+		SD_LOG_ERR("Failed to allocate %s task: %s context is not running", cls->name, cls->ctx->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	t = cls->free_list;
+	if (t == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	cls->free_list = t->next;
+	cls->allocated++;
+	t->next = NULL;
+	t->state = SD_TASK_ALLOCATED;
+	t->status = DOCA_SUCCESS;
+	t->submit_flags = 0;
+	t->user_data.u64 = 0;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+/* The user holds a task while allocated; pe_deliver hands it back (state
+ * ALLOCATED) just before its callback runs. */
+static inline bool task_held_by_user(const struct doca_task *task)
+{
+	return task->state == SD_TASK_ALLOCATED;
+}
+
+static const char *task_state_name(uint8_t state)
+{
+	switch (state) {
+	case SD_TASK_FREE:
+		return "free";
+	case SD_TASK_ALLOCATED:
+		return "allocated";
+	case SD_TASK_SUBMITTED:
+		return "submitted";
+	case SD_TASK_COMPLETING:
+		return "completed, waiting for its callback";
+	default:
+		return "corrupted";
+	}
+}
+
+static doca_error_t task_submit(struct doca_task *task, uint32_t flags)
+{
+	struct sd_task_class *cls;
+	struct doca_ctx *ctx;
+	uint8_t prev;
+	doca_error_t rc;
+
+	if (task == NULL) {
+		SD_LOG_ERR("Failed to submit task: task is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cls = task->cls;
+	ctx = cls->ctx;
+	if (!task_held_by_user(task)) {
+		SD_LOG_ERR("Failed to submit %s task: task is %s", cls->name, task_state_name(task->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->state != DOCA_CTX_STATE_RUNNING) {
+		SD_LOG_ERR("Failed to submit %s task: %s context is not running", cls->name, ctx->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	prev = task->state;
+	task->state = SD_TASK_SUBMITTED;
+	task->submit_flags = (uint8_t)flags;
+	task->status = DOCA_SUCCESS;
+	if (flags & DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED)
+		task->submit_ns = sd_now_ns();
+	/* Count it before the library sees it: it may complete it at once. */
+	ctx->inflight++;
+	rc = cls->ops->submit(task);
+	if (rc != DOCA_SUCCESS) {
+		task->state = prev;
+		ctx->inflight--;
+	}
+	return rc;
+}
+
+doca_error_t doca_task_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+}
+
+doca_error_t doca_task_try_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+}
+
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
+{
+	if (flags & ~(uint32_t)KNOWN_SUBMIT_FLAGS) {
+		SD_LOG_ERR("Failed to submit task: unknown submit flags 0x%" PRIx32, flags);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return task_submit(task, flags);
+}
+
+void doca_task_free(struct doca_task *task)
+{
+	struct sd_task_class *cls;
+
+	if (task == NULL) {
+		SD_LOG_ERR("Failed to free task: task is NULL");
+		return;
+	}
+	cls = task->cls;
+	if (task->state == SD_TASK_FREE) {
+		SD_LOG_ERR("Failed to free %s task %p: task is already free (double free)", cls->name, (void *)task);
+		return;
+	}
+	if (!task_held_by_user(task)) {
+		SD_LOG_ERR("Failed to free %s task %p: task is %s and owned by the context", cls->name,
+			   (void *)task, task_state_name(task->state));
+		return;
+	}
+	task->state = SD_TASK_FREE;
+	task->next = cls->free_list;
+	cls->free_list = task;
+	cls->allocated--;
+}
+
+doca_error_t doca_task_get_status(const struct doca_task *task)
+{
+	if (task == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return task->status;
+}
+
+void doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
+{
+	if (task == NULL) {
+		SD_LOG_ERR("Failed to set task user data: task is NULL");
+		return;
+	}
+	task->user_data = user_data;
+}
+
+union doca_data doca_task_get_user_data(const struct doca_task *task)
+{
+	union doca_data none = {.u64 = 0};
+
+	if (task == NULL)
+		return none;
+	return task->user_data;
+}
+
+struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
+{
+	if (task == NULL)
+		return NULL;
+	return task->cls->ctx;
+}
