@@ -53,6 +53,7 @@ struct doca_dev_rep;
 #define DOCA_DEVINFO_VUID_SIZE 128
 #define DOCA_DEVINFO_REP_VUID_SIZE 128
 #define DOCA_DEVINFO_REP_PCI_ADDR_SIZE 13
+#define DOCA_DEVINFO_REP_PCI_BDF_SIZE 8
 
 /* Which representors doca_devinfo_rep_create_list returns. */
 enum doca_devinfo_rep_filter {
@@ -71,6 +72,9 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int 
 						      uint32_t *nb_devs_rep);
 DOCA_STABLE doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep);
 
+/* Opening a device that is already open returns the same handle; every
+ * doca_dev_open needs its doca_dev_close, and only the last close releases
+ * the device (DOCA_ERROR_IN_USE while mmaps/contexts still use it). */
 DOCA_STABLE doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev);
 DOCA_STABLE doca_error_t doca_dev_close(struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep);
@@ -85,6 +89,7 @@ DOCA_STABLE doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo
 /* pci_addr_str: "BB:DD.F" or "DDDD:BB:DD.F", case-insensitive. */
 DOCA_STABLE doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
 							const char *pci_addr_str, uint8_t *is_equal);
+/* DOCA_ERROR_NOT_FOUND when the port has no IPv4 address (the default). */
 DOCA_STABLE doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr,
 						    uint32_t size);
 DOCA_STABLE doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr,
@@ -97,8 +102,15 @@ DOCA_STABLE doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *
 						     uint32_t size);
 DOCA_STABLE doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
 							enum doca_pci_func_type *pci_func_type);
+/* Ethernet ports: DOCA_ERROR_NOT_SUPPORTED. */
+DOCA_STABLE doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid);
+/* Port rate in Gb/s. */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, double *active_rate);
+DOCA_STABLE doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
+								       uint8_t *is_hotplug_manager);
 
-/* Which representor filters doca_devinfo_rep_create_list supports on this device. */
+/* Which representor filters doca_devinfo_rep_create_list supports on this device
+ * (DOCA_ERROR_NOT_SUPPORTED on the host, whose functions expose no representors). */
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
 								      uint8_t *filter_all_supported);
 DOCA_STABLE doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
@@ -113,6 +125,8 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_de
 							    const char *pci_addr_str, uint8_t *is_equal);
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
 							    enum doca_pci_func_type *pci_func_type);
+DOCA_STABLE doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep,
+							 uint8_t *is_hotplug);
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
 						   uint32_t size);
 

@@ -1,0 +1,93 @@
+/*
+ * doca_mmap.h - DOCA memory maps.
+ *
+ * Model: a doca_mmap registers one contiguous memory range with one or more
+ * devices and gives it access rights (enum doca_access_flag). Buffers
+ * (doca_buf, from a doca_buf_inventory) describe pieces of a started mmap.
+ *
+ * Call order:
+ *   doca_mmap_create -> doca_mmap_set_memrange (required, once),
+ *   doca_mmap_set_permissions (default DOCA_ACCESS_FLAG_LOCAL_READ_WRITE),
+ *   doca_mmap_add_dev, doca_mmap_set_max_num_devices, doca_mmap_set_free_cb,
+ *   user data -> doca_mmap_start -> buffers ... -> (doca_mmap_stop) ->
+ *   doca_mmap_destroy (implicitly stops; the free callback, if set, runs
+ *   here for an mmap that was started).
+ *   Setting properties of a started mmap: DOCA_ERROR_BAD_STATE; adding or
+ *   removing devices of a started mmap, setting the range twice, stop or
+ *   destroy while buffers of the mmap are held: DOCA_ERROR_NOT_PERMITTED.
+ *   An mmap holds a reference on each added device (closing that device
+ *   answers DOCA_ERROR_IN_USE).
+ *
+ * Export to the other side of PCIe (doca_mmap_export_pci /
+ * doca_mmap_create_from_export) is declared for source compatibility and
+ * answers DOCA_ERROR_NOT_SUPPORTED in this release.
+ *
+ * Threading: an mmap is not thread-safe while being configured; once started
+ * it may be used from any thread to get buffers.
+ */
+#ifndef DOCA_MMAP_H_
+#define DOCA_MMAP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_compat.h>
+#include <doca_error.h>
+#include <doca_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct doca_mmap;
+struct doca_dev;
+struct doca_devinfo;
+
+/* Called at destroy with the registered range (e.g. to free the memory). */
+typedef void (doca_mmap_memrange_free_cb_t)(void *addr, size_t len, void *cookie);
+
+DOCA_STABLE doca_error_t doca_mmap_create(struct doca_mmap **mmap);
+DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
+DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
+DOCA_STABLE doca_error_t doca_mmap_stop(struct doca_mmap *mmap);
+
+DOCA_STABLE doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len);
+DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len);
+DOCA_STABLE doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr,
+						       size_t dmabuf_offset, size_t len);
+DOCA_STABLE doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask);
+DOCA_STABLE doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices);
+DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices);
+DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data);
+DOCA_STABLE doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
+DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb,
+					       void *opaque);
+/* Number of buffers currently describing memory of this mmap. */
+DOCA_STABLE doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs);
+/* Has the mmap been exported (always 0 in this release) / was it created from an export. */
+DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported);
+DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
+
+DOCA_STABLE doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev);
+DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev);
+
+/* Export / import across PCIe: DOCA_ERROR_NOT_SUPPORTED in this release. */
+DOCA_STABLE doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
+					      const void **export_desc, size_t *export_desc_len);
+DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,
+					       const void **export_desc, size_t *export_desc_len);
+DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+						      size_t export_desc_len, struct doca_dev *dev,
+						      struct doca_mmap **mmap);
+
+/* Capabilities. */
+DOCA_STABLE doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *mmap_export);
+DOCA_STABLE doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
+									   uint8_t *from_export);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOCA_MMAP_H_ */

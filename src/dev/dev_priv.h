@@ -1,0 +1,78 @@
+/*
+ * dev_priv.h - the loaded topology and the device objects (src/dev only).
+ *
+ * The topology is built once per process and then read-only; devinfo and dev
+ * objects point into it, so it is never freed while the process runs.
+ */
+#ifndef SD_DEV_PRIV_H_
+#define SD_DEV_PRIV_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_dev.h>
+
+#include "sd_dev.h"
+
+#define SD_IBDEV_MAX 64
+#define SD_IFACE_MAX 64
+
+struct sd_topo_rep {
+	char pci[SD_PCI_ADDR_LEN];
+	enum doca_pci_func_type func_type;
+	int filter;                     /* DOCA_DEVINFO_REP_FILTER_NET or _EMULATED */
+	uint32_t card;
+};
+
+struct sd_topo_fn {
+	char pci[SD_PCI_ADDR_LEN];
+	char ibdev[SD_IBDEV_MAX];
+	char iface[SD_IFACE_MAX];
+	uint8_t mac[6];
+	bool has_ipv4;
+	uint8_t ipv4[4];
+	enum doca_pci_func_type func_type;
+	uint32_t card;
+	struct sd_caps caps;
+	uint32_t nreps;
+	struct sd_topo_rep *reps;
+};
+
+/* The functions this process sees (its own side only). */
+struct sd_topo {
+	uint32_t nfns;
+	struct sd_topo_fn *fns;
+	uint32_t ncards;
+};
+
+struct doca_devinfo {
+	const struct sd_topo_fn *fn;
+};
+
+/* One object per opened function: opening it again returns the same handle
+ * with its open count raised (doca_dev_close undoes one open). */
+struct doca_dev {
+	struct doca_devinfo info;
+	atomic_uint users;       /* mmaps/contexts built on it (sd_dev_get/put) */
+	unsigned int opens;      /* doca_dev_open calls not yet closed, under the dev lock */
+	struct doca_dev *next;   /* list of open devices, under the dev lock */
+};
+
+struct doca_devinfo_rep {
+	const struct sd_topo_rep *rep;
+	const struct sd_topo_fn *parent;
+};
+
+struct doca_dev_rep {
+	struct doca_devinfo_rep info;
+	atomic_uint users;
+};
+
+/* Loaded topology for this process, or an error (already logged). */
+doca_error_t sd_topo_get(const struct sd_topo **topo);
+
+/* Built-in defaults for one function of the given side. */
+void sd_caps_defaults(struct sd_caps *caps, enum sd_side side);
+
+#endif /* SD_DEV_PRIV_H_ */

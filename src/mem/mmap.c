@@ -1,0 +1,433 @@
+/*
+ * mmap.c - doca_mmap: a registered memory range, its rights and devices.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include "mem_priv.h"
+#include "sd_dev.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(DOCA_MMAP);
+
+#define ACCESS_ALL                                                                                     \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | \
+	 DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE | \
+	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
+
+doca_error_t doca_mmap_create(struct doca_mmap **mmap)
+{
+	struct doca_mmap *m;
+
+	if (mmap == NULL) {
+		SD_LOG_ERR("failed to create mmap: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	m->kind = SD_MMAP_LOCAL;
+	m->access = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	m->max_devs = SD_MMAP_DEFAULT_MAX_DEVS;
+	atomic_init(&m->nbufs, 0);
+	*mmap = m;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
+{
+	unsigned int nbufs;
+
+	if (mmap == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	nbufs = atomic_load(&mmap->nbufs);
+	if (nbufs != 0) {
+		SD_LOG_ERR("failed to destroy mmap: %u buffer(s) still reference it", nbufs);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	for (uint32_t i = 0; i < mmap->ndevs; i++)
+		sd_dev_put(mmap->devs[i]);
+	free(mmap->devs);
+	if (mmap->free_cb != NULL && mmap->ever_started)
+		mmap->free_cb(mmap->addr, mmap->len, mmap->free_opaque);
+	free(mmap);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_start(struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (mmap->started) {
+		SD_LOG_ERR("failed to start mmap: already started");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!mmap->range_set) {
+		SD_LOG_ERR("failed to start mmap: no memory range set");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	for (uint32_t i = 0; i < mmap->ndevs; i++) {
+		const struct sd_caps *caps = sd_dev_caps(mmap->devs[i]);
+
+		if ((uint64_t)mmap->len > caps->mmap_max_size) {
+			SD_LOG_ERR("failed to start mmap: range of %zu bytes exceeds the maximum %llu of device %s",
+				   mmap->len, (unsigned long long)caps->mmap_max_size, sd_dev_pci_addr(mmap->devs[i]));
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
+	mmap->started = true;
+	mmap->ever_started = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
+{
+	unsigned int nbufs;
+
+	if (mmap == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!mmap->started)
+		return DOCA_ERROR_BAD_STATE;
+	nbufs = atomic_load(&mmap->nbufs);
+	if (nbufs != 0) {
+		SD_LOG_ERR("failed to stop mmap: %u buffer(s) still reference it", nbufs);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	mmap->started = false;
+	return DOCA_SUCCESS;
+}
+
+/* Properties of a started mmap answer BAD_STATE, its device set NOT_PERMITTED (as documented). */
+static doca_error_t check_config_as(struct doca_mmap *mmap, const char *what, doca_error_t started_err)
+{
+	if (mmap == NULL) {
+		SD_LOG_ERR("failed to %s: NULL mmap", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (mmap->started) {
+		SD_LOG_ERR("failed to %s: mmap is started", what);
+		return started_err;
+	}
+	if (mmap->kind != SD_MMAP_LOCAL) {
+		SD_LOG_ERR("failed to %s: mmap was created from an export", what);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t check_config(struct doca_mmap *mmap, const char *what)
+{
+	return check_config_as(mmap, what, DOCA_ERROR_BAD_STATE);
+}
+
+doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len)
+{
+	doca_error_t ret = check_config(mmap, "set memory range");
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (addr == NULL || len == 0 || (uintptr_t)addr + len < (uintptr_t)addr) {
+		SD_LOG_ERR("failed to set memory range: invalid range %p + %zu", addr, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (mmap->range_set) {
+		SD_LOG_ERR("failed to set memory range: the range can be set only once");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	mmap->addr = addr;
+	mmap->len = len;
+	mmap->range_set = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
+{
+	if (mmap == NULL || addr == NULL || len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!mmap->range_set)
+		return DOCA_ERROR_BAD_STATE;
+	*addr = mmap->addr;
+	*len = mmap->len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr, size_t dmabuf_offset,
+					   size_t len)
+{
+	doca_error_t ret = check_config(mmap, "set dmabuf memory range");
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	SD_LOG_ERR("failed to set dmabuf memory range: dmabuf is not supported by the emulated device");
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask)
+{
+	doca_error_t ret = check_config(mmap, "set permissions");
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if ((access_mask & ~(uint32_t)ACCESS_ALL) != 0) {
+		SD_LOG_ERR("failed to set permissions: unknown access bits 0x%x", access_mask & ~(uint32_t)ACCESS_ALL);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* as with verbs: remote write or atomic access needs local write access */
+	if ((access_mask & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) != 0 &&
+	    (access_mask & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0) {
+		SD_LOG_ERR("failed to set permissions: RDMA write/atomic access requires local read-write access");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	mmap->access = access_mask;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices)
+{
+	doca_error_t ret;
+
+	if (mmap != NULL && mmap->ever_started) {
+		SD_LOG_ERR("failed to set max number of devices: mmap was started before");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	ret = check_config(mmap, "set max number of devices");
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (max_num_devices == 0 || max_num_devices < mmap->ndevs) {
+		SD_LOG_ERR("failed to set max number of devices: %u (%u already added)", max_num_devices,
+			   mmap->ndevs);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	mmap->max_devs = max_num_devices;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
+{
+	if (mmap == NULL || max_num_devices == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_num_devices = mmap->max_devs;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data)
+{
+	if (mmap == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (mmap->started)
+		return DOCA_ERROR_BAD_STATE;
+	mmap->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
+{
+	if (mmap == NULL || user_data == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*user_data = mmap->user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb, void *opaque)
+{
+	doca_error_t ret = check_config(mmap, "set free callback");
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (free_cb == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	mmap->free_cb = free_cb;
+	mmap->free_opaque = opaque;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
+{
+	if (mmap == NULL || num_bufs == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*num_bufs = atomic_load(&((struct doca_mmap *)mmap)->nbufs);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
+{
+	if (mmap == NULL || exported == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*exported = 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
+{
+	if (mmap == NULL || from_export == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*from_export = mmap->kind == SD_MMAP_REMOTE;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
+{
+	doca_error_t ret = check_config_as(mmap, "add device", DOCA_ERROR_NOT_PERMITTED);
+	struct doca_dev **devs;
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (dev == NULL) {
+		SD_LOG_ERR("failed to add device: NULL device");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	for (uint32_t i = 0; i < mmap->ndevs; i++) {
+		if (mmap->devs[i] == dev) {
+			SD_LOG_ERR("failed to add device %s: already added", sd_dev_pci_addr(dev));
+			return DOCA_ERROR_ALREADY_EXIST;
+		}
+	}
+	if (mmap->ndevs >= mmap->max_devs) {
+		SD_LOG_ERR("failed to add device %s: mmap already holds its maximum of %u devices",
+			   sd_dev_pci_addr(dev), mmap->max_devs);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	devs = realloc(mmap->devs, (mmap->ndevs + 1) * sizeof(*devs));
+	if (devs == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	mmap->devs = devs;
+	devs[mmap->ndevs++] = dev;
+	sd_dev_get(dev);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
+{
+	doca_error_t ret = check_config_as(mmap, "remove device", DOCA_ERROR_NOT_PERMITTED);
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (dev == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	for (uint32_t i = 0; i < mmap->ndevs; i++) {
+		if (mmap->devs[i] != dev)
+			continue;
+		memmove(&mmap->devs[i], &mmap->devs[i + 1], (mmap->ndevs - i - 1) * sizeof(*mmap->devs));
+		mmap->ndevs--;
+		sd_dev_put(dev);
+		return DOCA_SUCCESS;
+	}
+	SD_LOG_ERR("failed to remove device %s: not added to this mmap", sd_dev_pci_addr(dev));
+	return DOCA_ERROR_NOT_FOUND;
+}
+
+doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				  size_t *export_desc_len)
+{
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!sd_mmap_has_dev(mmap, dev)) {
+		SD_LOG_ERR("failed to export mmap: device %s was not added to it", sd_dev_pci_addr(dev));
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (!mmap->started || mmap->kind != SD_MMAP_LOCAL ||
+	    (mmap->access & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)) == 0) {
+		SD_LOG_ERR("failed to export mmap: it must be a started local mmap with PCI access permission");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	SD_LOG_ERR("failed to export mmap: PCI export is not supported in this release");
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				   size_t *export_desc_len)
+{
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	SD_LOG_ERR("failed to export mmap: RDMA is not supported by the emulated device");
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
+{
+	if (export_desc == NULL || export_desc_len == 0 || dev == NULL || mmap == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	SD_LOG_ERR("failed to create mmap from export: not supported in this release");
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
+{
+	if (devinfo == NULL || mmap_export == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*mmap_export = sd_devinfo_caps(devinfo)->mmap_export_pci_supported;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *from_export)
+{
+	if (devinfo == NULL || from_export == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*from_export = sd_devinfo_caps(devinfo)->mmap_create_from_export_pci_supported;
+	return DOCA_SUCCESS;
+}
+
+/* ---- sd_mem.h ---- */
+
+bool sd_mmap_is_started(const struct doca_mmap *mmap)
+{
+	return mmap != NULL && mmap->started;
+}
+
+uint32_t sd_mmap_access(const struct doca_mmap *mmap)
+{
+	return mmap == NULL ? 0 : mmap->access;
+}
+
+bool sd_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	if (mmap == NULL || dev == NULL)
+		return false;
+	for (uint32_t i = 0; i < mmap->ndevs; i++)
+		if (mmap->devs[i] == dev)
+			return true;
+	return false;
+}
+
+uint8_t *sd_mmap_base(const struct doca_mmap *mmap)
+{
+	return mmap == NULL ? NULL : mmap->addr;
+}
+
+size_t sd_mmap_len(const struct doca_mmap *mmap)
+{
+	return mmap == NULL ? 0 : mmap->len;
+}
+
+bool sd_mmap_contains(const struct doca_mmap *mmap, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, base;
+
+	if (mmap == NULL || !mmap->range_set || p == NULL)
+		return false;
+	base = (uintptr_t)mmap->addr;
+	return a >= base && a - base <= mmap->len && n <= mmap->len - (a - base);
+}
+
+bool sd_mmap_can_read(const struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return false;
+	if (mmap->kind == SD_MMAP_REMOTE)
+		return (mmap->access & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)) != 0;
+	return true; /* local memory is always readable by its owner */
+}
+
+bool sd_mmap_can_write(const struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return false;
+	if (mmap->kind == SD_MMAP_REMOTE)
+		return (mmap->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
+	return (mmap->access & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+}

@@ -1,0 +1,365 @@
+/*
+ * test_topology.c - SOFTDOCA_TOPOLOGY files (good and broken) and the
+ * doca_caps tool. Each case runs a fresh process (the topology is loaded once
+ * per process): devmem_probe for the API view, doca_caps for the tool.
+ * Args: devmem_probe and doca_caps executables; env SOFTDOCA_SOURCE_DIR.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <doca_build_config.h>
+
+static char tmpdir[64];
+static const char *probe, *caps, *srcdir;
+
+struct run {
+	int status;
+	char out[32768];
+};
+
+/* Run "cmd" with SOFTDOCA_TOPOLOGY=topo (NULL: unset), stdout+stderr captured. */
+static void run(struct run *r, const char *topo, const char *fmt, ...)
+{
+	char cmd[2048], args[1024];
+	va_list ap;
+	FILE *p;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	if (topo != NULL)
+		snprintf(cmd, sizeof(cmd), "SOFTDOCA_TOPOLOGY='%s' %s 2>&1", topo, args);
+	else
+		snprintf(cmd, sizeof(cmd), "env -u SOFTDOCA_TOPOLOGY %s 2>&1", args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(r->out, 1, sizeof(r->out) - 1, p);
+	r->out[n] = '\0';
+	r->status = pclose(p);
+	assert_true(WIFEXITED(r->status));
+	r->status = WEXITSTATUS(r->status);
+}
+
+static const char *write_topo(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* A key/value line as doca_caps prints it (value column at 40). */
+static const char *kv(const char *indent, const char *key, const char *val, bool nl)
+{
+	static char bufs[4][256];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, 256, "%s%-40s %s%s", indent, key, val, nl ? "\n" : "");
+	return b;
+}
+
+static void expect_in(const struct run *r, const char *needle)
+{
+	if (strstr(r->out, needle) == NULL) {
+		print_error("expected \"%s\" in output:\n%s\n", needle, r->out);
+		fail();
+	}
+}
+
+static void expect_not_in(const struct run *r, const char *needle)
+{
+	if (strstr(r->out, needle) != NULL) {
+		print_error("did not expect \"%s\" in output:\n%s\n", needle, r->out);
+		fail();
+	}
+}
+
+static void default_topology(void **s)
+{
+	struct run r;
+
+	(void)s;
+	run(&r, NULL, "%s", probe);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "ret=DOCA_SUCCESS n=2");
+	expect_in(&r, "mmap4k=DOCA_SUCCESS");
+	expect_not_in(&r, "topology ");
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, "dev 0000:03:00.0 mlx5_0 p0 ");
+	expect_in(&r, "dev 0000:03:00.1 mlx5_1 p1 ");
+	expect_in(&r, "  rep 0000:3b:00.0 type=0");
+	expect_in(&r, "  rep 0000:3b:00.1 type=0");
+#else
+	expect_in(&r, "dev 0000:3b:00.0 mlx5_0 ens1f0np0 ");
+	expect_in(&r, "dev 0000:3b:00.1 mlx5_1 ens1f1np1 ");
+	expect_not_in(&r, "rep ");
+#endif
+}
+
+static void example_file(void **s)
+{
+	char path[512];
+	struct run r;
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/tests/devmem/topology_example.json", srcdir);
+	run(&r, path, "%s", probe);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "ret=DOCA_SUCCESS n=3");
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, "dev 0000:03:00.0 mlx5_0 p0 02:5d:0c:00:03:00");
+	expect_in(&r, "dev 0000:03:00.1 mlx5_1 p1 ");
+	expect_in(&r, "dev 0000:a3:00.0 mlx5_0 p0 ");
+	expect_in(&r, "  rep 0000:3b:00.2 type=1");
+	expect_in(&r, "  rep 0000:af:00.0 type=0");
+#else
+	expect_in(&r, "dev 0000:3b:00.1 mlx5_1 ens1f1np1 ");
+	expect_in(&r, "dev 0000:af:00.0 mlx5_0 ens1f0np0 ");
+#endif
+	/* caps precedence: built-in < top < card < device */
+	run(&r, path, "%s --pci-addr %s", caps,
+#ifdef DOCA_ARCH_DPU
+	    "03:00.0"
+#else
+	    "3b:00.1"
+#endif
+	);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, kv("", "max_msg_size", "2048", false));
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, kv("", "max_buf_list_len", "16", true));
+	expect_in(&r, kv("", "server", "supported", false));
+#else
+	expect_in(&r, kv("", "max_buf_size", "65536", true));
+	expect_in(&r, kv("", "client", "supported", false));
+#endif
+	expect_in(&r, kv("", "max_num_tasks", "1024", true));
+	run(&r, path, "%s --list-devs", caps);
+	assert_int_equal(r.status, 0);
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, kv("\t", "ipv4_addr", "192.168.100.2", true));
+#else
+	expect_in(&r, kv("\t", "ipv4_addr", "192.168.100.1", true));
+#endif
+}
+
+struct bad_case {
+	const char *json;
+	const char *err;
+	const char *msg;
+};
+
+static void broken_files(void **s)
+{
+	static const struct bad_case cases[] = {
+		{"{\"cards\": [", "DOCA_ERROR_INVALID_VALUE", ": malformed JSON near offset 11: unexpected end of input"},
+		{"[1, 2]", "DOCA_ERROR_INVALID_VALUE", ": top level must be an object"},
+		{"{\"cards\": [{}]} }", "DOCA_ERROR_INVALID_VALUE", ": unexpected text after the JSON value at offset 16"},
+		{"", "DOCA_ERROR_INVALID_VALUE", ": malformed JSON"},
+		{"{\"cards\": {}}", "DOCA_ERROR_INVALID_VALUE", ": cards: must be an array"},
+		{"{\"cards\": []}", "DOCA_ERROR_INVALID_VALUE", ": cards: must hold at least one card"},
+		{"{}", "DOCA_ERROR_INVALID_VALUE", ": cards: missing"},
+		{"{\"cardz\": []}", "DOCA_ERROR_INVALID_VALUE", ": cardz: unknown key"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\"}, {\"pci\": \"zz\"}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[1].pci: \"zz\" is not a PCI address"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": 3}]}}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": cards[0].dpu.pfs[0].pci: must be a string"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"ibdev\": \"x\"}]}}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": cards[0].dpu.pfs[0].pci: missing"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\"}]}}, {\"dpu\": {\"pfs\": [{\"pci\": "
+		 "\"0000:03:00.0\"}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[1].dpu.pfs[0].pci: duplicate address 0000:03:00.0"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\"}, {\"pci\": \"3B:00.0\"}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[1].pci: duplicate address 0000:3b:00.0"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [\"3b:00.0\", \"3b:0g.0\"]}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[1]: \"3b:0g.0\" is not a PCI address"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": \"3b:00.0\"}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps: must be an array"},
+		{"{\"cards\": [{\"caps\": {\"dma_max_buf_list_len\": \"32\"}, \"dpu\": {\"pfs\": []}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].caps.dma_max_buf_list_len: must be a non-negative integer"},
+		{"{\"caps\": {\"dma_max_buf_list_len\": -1}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.dma_max_buf_list_len: must be a non-negative integer"},
+		{"{\"caps\": {\"dma_max_buf_list_len\": 5000000000}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.dma_max_buf_list_len: 5000000000 is larger than"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"caps\": {\"dma_speed\": 1}}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].caps.dma_speed: unknown capability"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"caps\": {\"comch_client_supported\": 1}}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].caps.comch_client_supported: must be true or false"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"mac\": \"00:11\"}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].mac: \"00:11\" is not a MAC address"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"reps\": []}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].reps: unknown key"},
+		{"{\"cards\": [{\"dpu\": {}}]}", "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs: missing"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"ipv4\": \"1.2.3.256\"}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].ipv4: \"1.2.3.256\" is not an IPv4 address"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [{\"pci\": \"3b:00.0\", \"type\": \"x\"}]}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[0].type: \"x\" is not one of net, emulated"},
+	};
+	struct run r;
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[512], name[32];
+		const char *path;
+
+		snprintf(name, sizeof(name), "bad%zu.json", i);
+		path = write_topo(name, cases[i].json);
+		run(&r, path, "%s", probe);
+		if (r.status != 2)
+			print_error("case %zu: %s\n", i, r.out);
+		assert_int_equal(r.status, 2);
+		snprintf(want, sizeof(want), "ret=%s", cases[i].err);
+		expect_in(&r, want);
+		snprintf(want, sizeof(want), "topology %s%s", path, cases[i].msg);
+		expect_in(&r, want);
+		unlink(path);
+	}
+	/* missing file */
+	char missing[128];
+	snprintf(missing, sizeof(missing), "%s/nonexistent.json", tmpdir);
+	run(&r, missing, "%s", probe);
+	assert_int_equal(r.status, 2);
+	expect_in(&r, "ret=DOCA_ERROR_NOT_FOUND");
+	expect_in(&r, "topology ");
+	expect_in(&r, "nonexistent.json: cannot open: No such file or directory");
+	/* doca_caps reports it and fails */
+	run(&r, missing, "%s --list-devs", caps);
+	assert_int_equal(r.status, 1);
+	expect_in(&r, "nonexistent.json: cannot open");
+	expect_in(&r, "doca_caps: failed to list devices");
+}
+
+static void caps_limit_enforced(void **s)
+{
+	struct run r;
+	const char *path;
+
+	(void)s;
+	path = write_topo("small.json", "{\"caps\": {\"mmap_max_size\": 1024}, \"cards\": [{"
+					"\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\"}]},"
+					"\"host\": {\"functions\": [{\"pci\": \"3b:00.0\"}]}}]}");
+	run(&r, path, "%s", probe);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "ret=DOCA_SUCCESS n=1");
+	expect_in(&r, "mmap4k=DOCA_ERROR_INVALID_VALUE");
+	expect_in(&r, "exceeds the maximum 1024");
+	unlink(path);
+}
+
+static void caps_tool(void **s)
+{
+	struct run r;
+
+	(void)s;
+	run(&r, NULL, "%s --version", caps);
+	assert_int_equal(r.status, 0);
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, "doca_caps version 2.9.0 (softdoca 0.1.0, dpu)\n");
+#else
+	expect_in(&r, "doca_caps version 2.9.0 (softdoca 0.1.0, host)\n");
+#endif
+	run(&r, NULL, "%s --list-devs", caps);
+	assert_int_equal(r.status, 0);
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, "PCI: 0000:03:00.0\n");
+	expect_in(&r, kv("\t", "ibdev_name", "mlx5_0", true));
+	expect_in(&r, kv("\t", "iface_name", "p0", true));
+	expect_in(&r, "PCI: 0000:03:00.1\n");
+#else
+	expect_in(&r, "PCI: 0000:3b:00.0\n");
+	expect_in(&r, kv("\t", "ibdev_name", "mlx5_0", true));
+	expect_in(&r, kv("\t", "iface_name", "ens1f0np0", true));
+#endif
+	expect_in(&r, kv("\t", "mac_addr", "02:5d:0c:00:", false));
+	expect_in(&r, kv("\t", "ipv4_addr", "0.0.0.0", true));
+	expect_in(&r, kv("\t", "ipv6_addr", "fe80:0000:0000:0000:", false));
+
+	run(&r, NULL, "%s --list-rep-devs", caps);
+	assert_int_equal(r.status, 0);
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, "PCI: 0000:03:00.0\n\tRepresentor PCI: 0000:3b:00.0\n");
+	expect_in(&r, "PCI: 0000:03:00.1\n\tRepresentor PCI: 0000:3b:00.1\n");
+#else
+	expect_in(&r, "no representors");
+#endif
+
+	run(&r, NULL, "%s", caps);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "\tdma:\n");
+	expect_in(&r, kv("\t\t", "memcpy", "supported", true));
+	expect_in(&r, kv("\t\t", "max_buf_list_len", "32", true));
+	expect_in(&r, kv("\t\t", "max_buf_size", "2147483648", true));
+	expect_in(&r, kv("\t\t", "max_msg_size", "4080", true));
+	expect_in(&r, kv("\t\t", "max_buf_size", "4194304", true));
+	expect_in(&r, kv("\t\t", "max_memrange_size", "1099511627776", true));
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, kv("\t\t", "server", "supported", true));
+	expect_in(&r, kv("\t\t", "client", "unsupported", true));
+#else
+	expect_in(&r, kv("\t\t", "server", "unsupported", true));
+	expect_in(&r, kv("\t\t", "client", "supported", true));
+#endif
+
+	run(&r, NULL, "%s -p 0000:99:00.0", caps);
+	assert_int_equal(r.status, 1);
+	expect_in(&r, "no device with PCI address 0000:99:00.0");
+	run(&r, NULL, "%s -p nonsense", caps);
+	assert_int_equal(r.status, 1);
+	expect_in(&r, "\"nonsense\" is not a PCI address");
+	run(&r, NULL, "%s --bogus", caps);
+	assert_int_equal(r.status, 1);
+	expect_in(&r, "Usage:");
+	run(&r, NULL, "%s extra", caps);
+	assert_int_equal(r.status, 1);
+	run(&r, NULL, "%s --help", caps);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "--list-rep-devs");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(default_topology),
+		cmocka_unit_test(example_file),
+		cmocka_unit_test(broken_files),
+		cmocka_unit_test(caps_limit_enforced),
+		cmocka_unit_test(caps_tool),
+	};
+	char cmd[128];
+	int rc;
+
+	srcdir = getenv("SOFTDOCA_SOURCE_DIR");
+	if (argc != 3 || srcdir == NULL) {
+		fprintf(stderr, "usage: %s <devmem_probe> <doca_caps> (with SOFTDOCA_SOURCE_DIR set)\n", argv[0]);
+		return 1;
+	}
+	probe = argv[1];
+	caps = argv[2];
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/sd-devmem-XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	/* a failed case may leave its file behind */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+	return rc;
+}
