@@ -34,12 +34,12 @@ $(BUILD)/asan-%/build.ninja: | deps
 
 build: $(foreach f,$(FLAVORS),$(BUILD)/$(f)/build.ninja)
 	@for f in $(FLAVORS); do \
-		$(NINJA) -C $(BUILD)/$$f && $(MESON) install -C $(BUILD)/$$f --quiet >/dev/null || exit 1; \
+		$(NINJA) -C $(BUILD)/$$f && $(MESON) install -C $(BUILD)/$$f --quiet --no-rebuild || exit 1; \
 	done
 
 asan: $(foreach f,$(FLAVORS),$(BUILD)/asan-$(f)/build.ninja)
 	@for f in $(FLAVORS); do \
-		$(NINJA) -C $(BUILD)/asan-$$f && $(MESON) install -C $(BUILD)/asan-$$f --quiet >/dev/null || exit 1; \
+		$(NINJA) -C $(BUILD)/asan-$$f && $(MESON) install -C $(BUILD)/asan-$$f --quiet --no-rebuild || exit 1; \
 	done
 
 test: build asan

@@ -4,7 +4,8 @@
  * Every API function returns a doca_error_t: DOCA_SUCCESS or one of the
  * errors below. Task outcomes travel separately (doca_task_get_status in the
  * completion callbacks). doca_error_get_name() and doca_error_get_descr()
- * never return NULL, also for values outside the enum.
+ * never return NULL; for a value outside the enum both answer
+ * "unrecognized error code". Both are thread safe (static strings).
  */
 #ifndef DOCA_ERROR_H_
 #define DOCA_ERROR_H_
@@ -57,12 +58,13 @@ typedef enum doca_error {
 			(r) = (t); \
 	} while (0)
 
-#define DOCA_IS_ERROR(r) ((r) != DOCA_SUCCESS)
+/* True when r is an error; hints the compiler that errors are rare. */
+#define DOCA_IS_ERROR(r) __builtin_expect((r) != DOCA_SUCCESS, 0)
 
-/* "DOCA_ERROR_INVALID_VALUE"; "DOCA_ERROR_UNKNOWN_CODE" for values outside the enum. */
+/* The enumerator's name, e.g. "DOCA_ERROR_INVALID_VALUE". */
 DOCA_STABLE const char *doca_error_get_name(doca_error_t error);
 
-/* A short human description ("Invalid input"). */
+/* A short human description, e.g. "Invalid input". */
 DOCA_STABLE const char *doca_error_get_descr(doca_error_t error);
 
 #ifdef __cplusplus

@@ -1,23 +1,41 @@
 /*
  * doca_types.h - types shared by every DOCA library.
+ *
+ * Plain data types only: no functions, no state, nothing to call in order;
+ * safe to use from any thread.
  */
 #ifndef DOCA_TYPES_H_
 #define DOCA_TYPES_H_
 
 #include <stdint.h>
+#include <linux/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Handle a program can wait on (epoll/poll/select): a file descriptor here. */
+/* Handle a program can wait on (epoll/poll/select): a file descriptor here,
+ * readable when there is something to progress. */
 typedef int doca_event_handle_t;
-typedef int doca_notification_handle_t;
+#define doca_event_invalid_handle -1
+
+/* The same handle, as the progress engine calls it. */
+typedef doca_event_handle_t doca_notification_handle_t;
+
+/* Size of an RDMA global identifier (GID), in bytes. */
+#define DOCA_GID_BYTE_LENGTH 16
 
 /* Opaque user data carried by contexts, tasks, connections. */
 union doca_data {
 	void *ptr;
 	uint64_t u64;
+};
+
+/* One element of a singly linked list of memory regions (addr, len bytes). */
+struct doca_gather_list {
+	void *addr;
+	uint64_t len;
+	struct doca_gather_list *next;
 };
 
 /* Access rights of an mmap, to the local process and to its peers. */
@@ -39,11 +57,33 @@ enum doca_pci_func_type {
 	DOCA_PCI_FUNC_TYPE_SF,
 };
 
+/* Big-endian integers as they travel on the wire. */
+typedef __be16 doca_be16_t;
+typedef __be32 doca_be32_t;
+typedef __be64 doca_be64_t;
+
 /* GPU memory kinds (no GPU is emulated; kept for source compatibility). */
 enum doca_gpu_mem_type {
 	DOCA_GPU_MEM_TYPE_GPU = 0,
 	DOCA_GPU_MEM_TYPE_GPU_CPU = 1,
 	DOCA_GPU_MEM_TYPE_CPU_GPU = 2,
+};
+
+/* How a NIC can hold a packet until its send time (no NIC is emulated). */
+enum doca_eth_wait_on_time_type {
+	DOCA_ETH_WAIT_ON_TIME_TYPE_NONE = 0,
+	DOCA_ETH_WAIT_ON_TIME_TYPE_NATIVE = 1,
+	DOCA_ETH_WAIT_ON_TIME_TYPE_DPDK = 2,
+};
+
+/* Path MTU codes as RDMA encodes them. */
+enum doca_mtu_size {
+	DOCA_MTU_SIZE_256_BYTES = 0x0,
+	DOCA_MTU_SIZE_512_BYTES = 0x1,
+	DOCA_MTU_SIZE_1K_BYTES = 0x2,
+	DOCA_MTU_SIZE_2K_BYTES = 0x3,
+	DOCA_MTU_SIZE_4K_BYTES = 0x4,
+	DOCA_MTU_SIZE_RAW_ETHERNET = 0x5,
 };
 
 #ifdef __cplusplus

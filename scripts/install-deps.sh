@@ -2,7 +2,7 @@
 # Install what softdoca needs to build and test, from Debian's packages.
 # As root it installs them; otherwise it prints the exact command to run.
 set -eu
-PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3"
+PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3 clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

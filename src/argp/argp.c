@@ -1,11 +1,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -808,14 +811,20 @@ static doca_error_t load_json(struct parse *ps)
 	struct occurrence *cli_occ;
 	int ncli, njson = 0, i;
 	doca_error_t ret;
-	FILE *f;
+	struct stat st;
+	int fd;
 
-	f = fopen(ps->json_path, "r");
-	if (f == NULL)
+	fd = open(ps->json_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return fail(DOCA_ERROR_INVALID_VALUE, "Failed to open JSON file \"%s\": %s", ps->json_path,
 			    strerror(errno));
-	fclose(f);
-	root = json_object_from_file(ps->json_path);
+	/* a FIFO, a tty or /dev/zero would block or never end */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(DOCA_ERROR_INVALID_VALUE, "JSON file \"%s\" is not a regular file", ps->json_path);
+	}
+	root = json_object_from_fd(fd);
+	close(fd);
 	if (root == NULL)
 		return fail(DOCA_ERROR_INVALID_VALUE, "Failed to parse JSON file \"%s\": %s", ps->json_path,
 			    json_util_get_last_err() != NULL ? json_util_get_last_err() : "invalid JSON");

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -485,6 +486,34 @@ static void test_json_cases(void **state)
 	}
 }
 
+/* A FIFO, a device or a directory as -j must be refused, not read forever. */
+static void test_json_not_regular(void **state)
+{
+	char dir[] = "/tmp/h1_argp_fifo_XXXXXX", fifo[64];
+	const char *paths[] = {"/dev/zero", dir, fifo};
+	size_t i;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/cfg.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		char *argv[] = {"prog", "-j", (char *)paths[i], NULL};
+		struct capture cap;
+		struct cfg c;
+		doca_error_t ret;
+
+		setup_parser("prog", &c, true);
+		capture_begin(&cap);
+		ret = doca_argp_start(3, argv);
+		free(capture_end(&cap));
+		if (ret != DOCA_ERROR_INVALID_VALUE || strstr(log_line, "is not a regular file") == NULL)
+			fail_msg("%s: got %s, log \"%s\"", paths[i], doca_error_get_name(ret), log_line);
+		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	}
+	unlink(fifo);
+	rmdir(dir);
+}
+
 /* ---- -h / -v exit 0 in a child ---- */
 
 static int run_child(const char *const *args, bool with_version_cb, char *out, size_t outlen)
@@ -574,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_argv_table),
 		cmocka_unit_test(test_multi_values),
 		cmocka_unit_test(test_json_cases),
+		cmocka_unit_test(test_json_not_regular),
 		cmocka_unit_test(test_help_version),
 	};
 

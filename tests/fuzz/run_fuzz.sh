@@ -1,0 +1,109 @@
+#!/bin/sh
+# Build the argp libFuzzer targets with clang (ASan+UBSan) straight from the
+# sources they need, then run each for SECONDS on a corpus seeded from
+# tests/fuzz/corpus/<target>/. Exits non-zero on any crash, leak, hang
+# (5 s per input) or build failure; the failing input is kept as
+# <build-dir>/<target>-crash-* (or leak-*/timeout-*).
+#
+#   tests/fuzz/run_fuzz.sh SECONDS [BUILD_DIR]
+#
+# meson test --suite fuzz runs 10 s per target. To fuzz longer:
+#   tests/fuzz/run_fuzz.sh 600 /tmp/fuzz      (10 minutes per target)
+# and to replay one input:  /tmp/fuzz/fuzz_argp <file>
+# Without BUILD_DIR a temporary directory is used and removed afterwards
+# (unless something failed). CC (default clang) picks the compiler.
+set -eu
+
+secs=${1:?usage: run_fuzz.sh SECONDS [BUILD_DIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+cc=${CC:-clang}
+case "$cc" in *clang*) ;; *) cc=clang ;; esac
+if [ $# -ge 2 ]; then
+	out=$2
+	mkdir -p "$out"
+	tmp=""
+else
+	out=$(mktemp -d /tmp/softdoca-fuzz.XXXXXX)
+	tmp=$out
+fi
+out=$(cd "$out" && pwd)
+
+# The two generated headers, as meson would write them for the host flavor.
+gen=$out/gen
+mkdir -p "$gen"
+api=$(sed -n "s/^doca_api_version = '\([0-9.]*\)'.*/\1/p" "$src/meson.build")
+own=$(sed -n "s/^ *version : '\([0-9.]*\)'.*/\1/p" "$src/meson.build" | head -n 1)
+if [ -z "$api" ] || [ -z "$own" ]; then
+	echo "run_fuzz: cannot read versions from meson.build" >&2
+	exit 1
+fi
+major=${api%%.*}
+rest=${api#*.}
+minor=${rest%%.*}
+patch=${rest#*.}
+sed -e "s/@DOCA_VER_MAJOR@/$major/" -e "s/@DOCA_VER_MINOR@/$minor/" -e "s/@DOCA_VER_PATCH@/$patch/" \
+	-e "s/@DOCA_VER_STRING@/\"$api\"/" -e "s/@SOFTDOCA_VERSION@/\"$own\"/" \
+	"$src/include/doca_version.h.in" >"$gen/doca_version.h.tmp"
+mv "$gen/doca_version.h.tmp" "$gen/doca_version.h"
+printf '#pragma once\n#define DOCA_ARCH_HOST 1\n#define SOFTDOCA_FLAVOR "host"\n' >"$gen/doca_build_config.h"
+
+json_cflags=$(pkg-config --cflags json-c)
+json_libs=$(pkg-config --libs json-c)
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+cflags="-g -O1 -std=gnu11 -Wall -Wno-unused-parameter $san -I$gen -I$src/include -I$src/src/internal $json_cflags"
+
+obj=$out/obj
+mkdir -p "$obj"
+compile() { # out.o source [extra flags]
+	o=$1
+	s=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$cc $cflags -fsanitize=fuzzer-no-link "$@" -c "$s" -o "$obj/$o"
+}
+# argp's exit() (after -h / -v) returns into the target instead of ending it
+compile argp.o "$src/src/argp/argp.c" -Dexit=sd_fuzz_exit
+compile log.o "$src/src/log/log.c"
+compile error.o "$src/src/core/error.c"
+compile version.o "$src/src/core/version.c"
+compile fuzz_common.o "$here/fuzz_common.c"
+
+targets="fuzz_argp fuzz_argp_json"
+for t in $targets; do
+	compile "$t.o" "$here/$t.c"
+	# shellcheck disable=SC2086
+	$cc $san -fsanitize=fuzzer -o "$out/$t" "$obj/$t.o" "$obj/fuzz_common.o" "$obj/argp.o" \
+		"$obj/log.o" "$obj/error.o" "$obj/version.o" $json_libs -lpthread
+done
+
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export ASAN_OPTIONS
+UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export UBSAN_OPTIONS
+fail=0
+for t in $targets; do
+	corpus=$out/corpus/$t
+	mkdir -p "$corpus"
+	dict=""
+	[ -f "$here/$t.dict" ] && dict="-dict=$here/$t.dict"
+	echo "run_fuzz: $t for ${secs}s"
+	# new inputs go to the scratch corpus (first dir), the committed seeds stay as they are;
+	# -close_fd_mask=3 silences argp's usage text, crash reports still show
+	# shellcheck disable=SC2086
+	if ! "$out/$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -max_len=4096 \
+		-close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$out/$t-" $dict \
+		"$corpus" "$here/corpus/$t" >"$out/$t.log" 2>&1; then
+		echo "run_fuzz: $t FAILED, see $out/$t.log:" >&2
+		tail -n 60 "$out/$t.log" >&2
+		fail=1
+	else
+		grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$out/$t.log" | tail -n 2 || true
+	fi
+done
+
+if [ "$fail" -ne 0 ]; then
+	exit 1
+fi
+[ -n "$tmp" ] && rm -rf "$tmp"
+exit 0
