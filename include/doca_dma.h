@@ -45,6 +45,7 @@
 #include <doca_buf.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
+#include <doca_pe.h>
 
 #ifdef __cplusplus
 extern "C" {

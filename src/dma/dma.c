@@ -1,0 +1,487 @@
+/*
+ * dma.c - the DOCA DMA API layer: object, capabilities, memcpy task type,
+ * argument checks. The bytes are moved by the engine behind engine.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dma_priv.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(DMA);
+
+/* Copies are split in chunks of this size when they may be aborted. */
+#define SD_DMA_ABORT_CHUNK (1u << 20)
+
+static doca_error_t dma_ctx_start(struct doca_ctx *ctx);
+static void dma_ctx_stop(struct doca_ctx *ctx);
+static int dma_ctx_progress(struct doca_ctx *ctx);
+
+static const struct sd_ctx_ops dma_ctx_ops = {
+	.start = dma_ctx_start,
+	.stop = dma_ctx_stop,
+	.progress = dma_ctx_progress,
+};
+
+static doca_error_t memcpy_submit(struct doca_task *task);
+static void memcpy_deliver(struct doca_task *task);
+
+static const struct sd_task_class_ops memcpy_ops = {
+	.submit = memcpy_submit,
+	.deliver = memcpy_deliver,
+};
+
+/* ---- capabilities ---- */
+
+doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
+{
+	const struct sd_caps *caps;
+
+	if (devinfo == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	caps = sd_devinfo_caps(devinfo);
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return caps->dma_memcpy_supported ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size)
+{
+	const struct sd_caps *caps;
+
+	if (devinfo == NULL || buf_size == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	caps = sd_devinfo_caps(devinfo);
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!caps->dma_memcpy_supported)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*buf_size = caps->dma_max_buf_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							   uint32_t *max_buf_list_len)
+{
+	const struct sd_caps *caps;
+
+	if (devinfo == NULL || max_buf_list_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	caps = sd_devinfo_caps(devinfo);
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!caps->dma_memcpy_supported)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_buf_list_len = caps->dma_max_buf_list_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_num_tasks)
+{
+	if (dma == NULL || max_num_tasks == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_num_tasks = dma->caps->dma_max_tasks;
+	return DOCA_SUCCESS;
+}
+
+/* ---- object ---- */
+
+doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma)
+{
+	const struct sd_caps *caps;
+	struct doca_dma *d;
+	doca_error_t err;
+
+	if (dev == NULL || dma == NULL) {
+		SD_LOG_ERR("Failed to create DMA: %s is NULL", dev == NULL ? "dev" : "dma");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	caps = sd_dev_caps(dev);
+	if (caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!caps->dma_memcpy_supported) {
+		SD_LOG_ERR("Failed to create DMA: device %s does not support DMA", sd_dev_pci_addr(dev));
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	d->dev = dev;
+	d->caps = caps;
+	d->eng_ops = &sd_dma_sw_engine;
+	err = d->eng_ops->create(&d->eng, d);
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("Failed to create DMA engine %s: %s", d->eng_ops->name, doca_error_get_name(err));
+		free(d);
+		return err;
+	}
+	sd_ctx_init(&d->ctx, &dma_ctx_ops, "DMA");
+	sd_task_class_init(&d->memcpy_cls, &d->ctx, &memcpy_ops, "dma_memcpy", sizeof(struct doca_dma_task_memcpy));
+	sd_dev_get(dev);
+	*dma = d;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_destroy(struct doca_dma *dma)
+{
+	doca_error_t err;
+
+	if (dma == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	err = sd_ctx_fini(&dma->ctx);
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("Failed to destroy DMA: context is not idle (%s)", doca_error_get_name(err));
+		return err;
+	}
+	dma->eng_ops->destroy(dma->eng);
+	sd_dev_put(dma->dev);
+	free(dma);
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma)
+{
+	return dma == NULL ? NULL : &dma->ctx;
+}
+
+doca_error_t doca_dma_get_gpu_handle(struct doca_dma *dma, struct doca_gpu_dma **gpu_dma)
+{
+	if (dma == NULL || gpu_dma == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+/* ---- context hooks ---- */
+
+static doca_error_t dma_ctx_start(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = sd_to_dma(ctx);
+
+	if (!dma->memcpy_cls.configured) {
+		SD_LOG_ERR("Failed to start DMA: no task type configured (doca_dma_task_memcpy_set_conf)");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	dma->stop_pending = false;
+	return dma->eng_ops->start(dma->eng, ctx->pe);
+}
+
+static void dma_stop_if_drained(struct doca_dma *dma)
+{
+	if (dma->stop_pending && dma->eng_ops->drained(dma->eng)) {
+		dma->stop_pending = false;
+		sd_ctx_stop_done(&dma->ctx);
+	}
+}
+
+static void dma_ctx_stop(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = sd_to_dma(ctx);
+
+	dma->stop_pending = true;
+	dma->eng_ops->stop(dma->eng);
+	dma_stop_if_drained(dma);
+}
+
+static int dma_ctx_progress(struct doca_ctx *ctx)
+{
+	struct doca_dma *dma = sd_to_dma(ctx);
+	int n = dma->eng_ops->poll(dma->eng);
+
+	if (dma->stop_pending) {
+		dma_stop_if_drained(dma);
+		if (!dma->stop_pending)
+			n++;
+	}
+	return n;
+}
+
+/* ---- memcpy task type ---- */
+
+doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
+					   doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+					   doca_dma_task_memcpy_completion_cb_t task_error_cb, uint32_t num_memcpy_tasks)
+{
+	doca_error_t err;
+
+	if (dma == NULL || task_completion_cb == NULL || task_error_cb == NULL) {
+		SD_LOG_ERR("Failed to configure DMA memcpy task: %s is NULL",
+			   dma == NULL ? "dma" : task_completion_cb == NULL ? "completion callback" : "error callback");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = sd_ctx_check_idle(&dma->ctx);
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("Failed to configure DMA memcpy task: context is not idle");
+		return err;
+	}
+	if (num_memcpy_tasks == 0 || num_memcpy_tasks > dma->caps->dma_max_tasks) {
+		SD_LOG_ERR("Failed to configure DMA memcpy task: num_tasks %u out of range [1, %u]", num_memcpy_tasks,
+			   dma->caps->dma_max_tasks);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = sd_task_class_conf(&dma->memcpy_cls, num_memcpy_tasks);
+	if (err != DOCA_SUCCESS)
+		return err;
+	dma->memcpy_ok_cb = task_completion_cb;
+	dma->memcpy_err_cb = task_error_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src, struct doca_buf *dst,
+					     union doca_data user_data, struct doca_dma_task_memcpy **task)
+{
+	struct doca_task *t;
+	struct doca_dma_task_memcpy *mt;
+	doca_error_t err;
+
+	if (dma == NULL || task == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	err = sd_task_alloc(&dma->memcpy_cls, &t);
+	if (err != DOCA_SUCCESS)
+		return err;
+	mt = sd_to_memcpy(t);
+	mt->src = src;
+	mt->dst = dst;
+	t->user_data = user_data;
+	*task = mt;
+	return DOCA_SUCCESS;
+}
+
+struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task)
+{
+	return task == NULL ? NULL : &task->task;
+}
+
+void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
+{
+	if (task == NULL || task->task.state == SD_TASK_SUBMITTED)
+		return;
+	task->src = src;
+}
+
+const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_memcpy *task)
+{
+	return task == NULL ? NULL : task->src;
+}
+
+void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
+{
+	if (task == NULL || task->task.state == SD_TASK_SUBMITTED)
+		return;
+	task->dst = dst;
+}
+
+struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task)
+{
+	return task == NULL ? NULL : task->dst;
+}
+
+static doca_error_t memcpy_submit(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *mt = sd_to_memcpy(task);
+	struct doca_dma *dma = sd_to_dma(task->cls->ctx);
+	uint32_t max_list = dma->caps->dma_max_buf_list_len;
+
+	if (mt->src == NULL || mt->dst == NULL) {
+		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer is NULL", mt->src == NULL ? "source" : "destination");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (mt->src->list_len > max_list || mt->dst->list_len > max_list) {
+		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer list of %u exceeds the device maximum of %u",
+			   mt->src->list_len > max_list ? "source" : "destination",
+			   mt->src->list_len > max_list ? mt->src->list_len : mt->dst->list_len, max_list);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return dma->eng_ops->submit(dma->eng, mt);
+}
+
+static void memcpy_deliver(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *mt = sd_to_memcpy(task);
+	struct doca_dma *dma = sd_to_dma(task->cls->ctx);
+
+	if (task->status == DOCA_SUCCESS)
+		dma->memcpy_ok_cb(mt, task->user_data, dma->ctx.user_data);
+	else
+		dma->memcpy_err_cb(mt, task->user_data, dma->ctx.user_data);
+}
+
+/* ---- checks and copy, shared with the engines ---- */
+
+static bool seg_sane(const struct doca_buf *b)
+{
+	return b->addr != NULL && b->data >= b->addr && b->data_len <= b->len &&
+	       (size_t)(b->data - b->addr) <= b->len - b->data_len;
+}
+
+static doca_error_t check_mmap(struct doca_dma *dma, const struct doca_buf *b, bool write, const char *which)
+{
+	struct doca_mmap *mmap = b->mmap;
+
+	if (mmap == NULL) {
+		SD_LOG_ERR("DMA memcpy task failed: %s buffer %p has no mmap", which, (const void *)b);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!sd_mmap_is_started(mmap)) {
+		SD_LOG_ERR("DMA memcpy task failed: mmap of the %s buffer is not started", which);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!sd_mmap_has_dev(mmap, dma->dev)) {
+		SD_LOG_ERR("DMA memcpy task failed: mmap of the %s buffer has not the DMA device %s", which,
+			   sd_dev_pci_addr(dma->dev));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (write ? !sd_mmap_can_write(mmap) : !sd_mmap_can_read(mmap)) {
+		SD_LOG_ERR("DMA memcpy task failed: mmap of the %s buffer does not allow local %s", which,
+			   write ? "write" : "read");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_check_cache *cache, size_t *total)
+{
+	struct doca_dma *dma = sd_to_dma(task->task.cls->ctx);
+	const struct doca_mmap *last_mmap = cache != NULL ? cache->src_ok : NULL;
+	const struct doca_buf *b;
+	size_t src_total = 0, dst_free = 0;
+	doca_error_t err;
+
+	for (b = task->src; b != NULL; b = b->next) {
+		if (b->mmap != last_mmap) {
+			err = check_mmap(dma, b, false, "source");
+			if (err != DOCA_SUCCESS)
+				return err;
+			last_mmap = b->mmap;
+		}
+		if (!seg_sane(b) || (b->data_len > 0 && !sd_mmap_contains(b->mmap, b->data, b->data_len))) {
+			SD_LOG_ERR("DMA memcpy task failed: source data %p+%zu is outside its mmap", (void *)b->data,
+				   b->data_len);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		src_total += b->data_len;
+	}
+	if (cache != NULL)
+		cache->src_ok = last_mmap;
+	if (src_total > dma->caps->dma_max_buf_size) {
+		SD_LOG_ERR("DMA memcpy task failed: %zu bytes exceed the maximum buffer size %lu", src_total,
+			   (unsigned long)dma->caps->dma_max_buf_size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	last_mmap = cache != NULL ? cache->dst_ok : NULL;
+	for (b = task->dst; b != NULL; b = b->next) {
+		uint8_t *tail;
+		size_t room;
+
+		if (b->mmap != last_mmap) {
+			err = check_mmap(dma, b, true, "destination");
+			if (err != DOCA_SUCCESS)
+				return err;
+			last_mmap = b->mmap;
+		}
+		if (!seg_sane(b)) {
+			SD_LOG_ERR("DMA memcpy task failed: destination buffer %p is malformed", (const void *)b);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		tail = b->data + b->data_len;
+		room = (size_t)(b->addr + b->len - tail);
+		if (room > 0 && !sd_mmap_contains(b->mmap, tail, room)) {
+			SD_LOG_ERR("DMA memcpy task failed: destination space %p+%zu is outside its mmap", (void *)tail,
+				   room);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		dst_free += room;
+	}
+	if (cache != NULL)
+		cache->dst_ok = last_mmap;
+	if (dst_free < src_total) {
+		SD_LOG_ERR("DMA memcpy task failed: destination has room for %zu bytes, source holds %zu", dst_free,
+			   src_total);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*total = src_total;
+	return DOCA_SUCCESS;
+}
+
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
+{
+	/* Overlap is the caller's mistake, but must not be undefined here. */
+	if ((d < s + n) && (s < d + n))
+		memmove(d, s, n);
+	else
+		memcpy(d, s, n);
+}
+
+bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abort)
+{
+	const struct doca_buf *s = task->src;
+	struct doca_buf *d = task->dst;
+	const uint8_t *sp;
+	size_t sleft;
+	uint8_t *dp;
+	size_t dleft;
+	size_t since_check = 0;
+
+	/* The common single-segment case without abort polling. */
+	if (s->next == NULL && d->next == NULL && abort == NULL) {
+		copy_bytes(d->data + d->data_len, s->data, s->data_len);
+		d->data_len += s->data_len;
+		return true;
+	}
+
+	sp = s->data;
+	sleft = s->data_len;
+	dp = d->data + d->data_len;
+	dleft = (size_t)(d->addr + d->len - dp);
+	for (;;) {
+		size_t n;
+
+		while (sleft == 0 && s != NULL) {
+			s = s->next;
+			if (s != NULL) {
+				sp = s->data;
+				sleft = s->data_len;
+			}
+		}
+		if (s == NULL)
+			break;
+		while (dleft == 0) {
+			d = d->next; /* the check guaranteed room; the guard is for buffers changed behind our back */
+			if (d == NULL)
+				return false;
+			dp = d->data + d->data_len;
+			dleft = (size_t)(d->addr + d->len - dp);
+		}
+		n = sleft < dleft ? sleft : dleft;
+		if (abort != NULL && n > SD_DMA_ABORT_CHUNK)
+			n = SD_DMA_ABORT_CHUNK;
+		copy_bytes(dp, sp, n);
+		sp += n;
+		sleft -= n;
+		dp += n;
+		dleft -= n;
+		if (abort != NULL) {
+			since_check += n;
+			if (since_check >= SD_DMA_ABORT_CHUNK) {
+				since_check = 0;
+				if (*abort)
+					return false;
+			}
+		}
+	}
+
+	/* Only a finished copy publishes destination lengths. */
+	{
+		size_t left = 0;
+
+		for (s = task->src; s != NULL; s = s->next)
+			left += s->data_len;
+		for (d = task->dst; d != NULL && left > 0; d = d->next) {
+			size_t room = (size_t)(d->addr + d->len - (d->data + d->data_len));
+			size_t w = room < left ? room : left;
+
+			d->data_len += w;
+			left -= w;
+		}
+	}
+	return true;
+}

@@ -1,0 +1,72 @@
+/*
+ * engine.h - the seam between the DMA API layer (dma.c) and whatever moves
+ * the bytes.
+ *
+ * The API layer validates calls and owns the task pool; an engine receives
+ * submitted memcpy tasks and finishes each with sd_task_complete() on the
+ * PE's thread (from its poll or stop hook). Today's engine is a software one
+ * (engine_sw.c); another engine (a real device, a different copy strategy)
+ * fills the same table.
+ *
+ * Rules for every engine:
+ *   - submit() is called on the PE's thread while the context is RUNNING;
+ *     it must not call sd_task_complete() (the core has not yet counted the
+ *     task), it only queues.
+ *   - poll() is called from the context's progress hook (RUNNING and
+ *     STOPPING), returns how many tasks it finished.
+ *   - stop() starts a flush: every queued task not yet copied completes with
+ *     SD_TASK_FLUSHED_STATUS. drained() is true once the engine holds no task
+ *     and owns no thread; the API layer then calls sd_ctx_stop_done().
+ */
+#ifndef SD_DMA_ENGINE_H_
+#define SD_DMA_ENGINE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct doca_dma;
+struct doca_dma_task_memcpy;
+struct doca_pe;
+struct sd_dma_engine;
+
+/* Internal to libdoca_dma: hidden, so calls inside the library skip the PLT. */
+#define SD_DMA_INTERNAL __attribute__((visibility("hidden")))
+
+struct sd_dma_engine_ops {
+	const char *name;
+	doca_error_t (*create)(struct sd_dma_engine **eng, struct doca_dma *dma);
+	void (*destroy)(struct sd_dma_engine *eng);
+	doca_error_t (*start)(struct sd_dma_engine *eng, struct doca_pe *pe);
+	void (*stop)(struct sd_dma_engine *eng);
+	bool (*drained)(struct sd_dma_engine *eng);
+	doca_error_t (*submit)(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *task);
+	int (*poll)(struct sd_dma_engine *eng);
+};
+
+SD_DMA_INTERNAL extern const struct sd_dma_engine_ops sd_dma_sw_engine;
+
+/* mmaps already found usable as source / destination during one poll. Valid
+ * only within one poll on the PE thread: the tasks' buffers hold those mmaps,
+ * which therefore stay started with unchanged rights meanwhile. Zero it at the
+ * start of each poll. */
+struct sd_dma_check_cache {
+	const struct doca_mmap *src_ok;
+	const struct doca_mmap *dst_ok;
+};
+
+/* Provided by the API layer for engines: check a submitted task's buffers
+ * against their mmaps and the device limits; returns the byte count through
+ * *total. DOCA_SUCCESS or the status the task must fail with (logged).
+ * cache may be NULL. */
+SD_DMA_INTERNAL doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_check_cache *cache,
+					       size_t *total);
+/* Copy a checked task (source data segments into destination free space)
+ * and update destination data lengths. Safe off the PE's thread. If abort is
+ * non-NULL it is polled between chunks; returns false if the copy stopped
+ * early (destination lengths untouched then). */
+SD_DMA_INTERNAL bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abort);
+
+#endif /* SD_DMA_ENGINE_H_ */

@@ -1,0 +1,309 @@
+/*
+ * engine_sw.c - the software DMA engine.
+ *
+ * Design (why it looks like this):
+ *  - Submission only links the task on a pending FIFO (no copy, no lock):
+ *    doca_task_submit stays a few nanoseconds and the copy is asynchronous to
+ *    the submitter, as on the card.
+ *  - The next progress of the PE checks each pending task against its
+ *    mmaps, then copies the ones below SD_DMA_INLINE_MAX right there: for
+ *    small copies a thread hand-off costs more than the copy, batching all
+ *    pending tasks in one progress call is what reaches millions of tasks per
+ *    second, and up to a few MiB a copy in the caller's thread runs at memcpy
+ *    speed while the hand-off measurably does not (cross-core wake-ups on a
+ *    busy machine). One progress call copies at most SD_DMA_POLL_BUDGET bytes
+ *    inline (at least one task), which bounds how long it blocks.
+ *  - Large copies go to one engine thread through a lock-free single-producer
+ *    single-consumer ring (PE thread -> engine), and come back through a
+ *    second ring (engine -> PE thread) followed by sd_pe_wake(), so a program
+ *    sleeping on the PE's notification handle wakes up. doca_pe_progress is
+ *    therefore never blocked by a multi-megabyte copy. The thread is created
+ *    on the first large copy and joined when the context stops; it spins
+ *    briefly when idle, then sleeps on a condition variable.
+ *  - Stop flushes pending tasks at once and asks the thread to abandon its
+ *    queue (copies are polled for abort every SD_DMA_ABORT_CHUNK bytes), so
+ *    stopping with a big backlog is quick. A task is only completed on the PE
+ *    thread, with sd_task_complete().
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dma_priv.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(DMA_ENGINE);
+
+#define SD_DMA_INLINE_MAX_DEFAULT (8u << 20)
+#define SD_DMA_POLL_BUDGET (8u << 20)
+#define SD_DMA_RING_SIZE 1024u /* power of two */
+#define SD_DMA_SPIN_ROUNDS 20000
+
+struct sd_spsc_ring {
+	_Atomic uint32_t head __attribute__((aligned(64))); /* consumer */
+	_Atomic uint32_t tail __attribute__((aligned(64))); /* producer */
+	struct doca_dma_task_memcpy *slot[SD_DMA_RING_SIZE] __attribute__((aligned(64)));
+};
+
+struct sd_dma_engine {
+	struct doca_dma *dma;
+	struct doca_pe *pe;
+	size_t inline_max;
+
+	/* PE thread only */
+	struct doca_dma_task_memcpy *pend_head;
+	struct doca_dma_task_memcpy *pend_tail;
+	uint32_t worker_outstanding;
+	bool stopping;
+	bool thread_running;
+	pthread_t thread;
+
+	/* shared with the engine thread */
+	struct sd_spsc_ring sq; /* PE -> engine */
+	struct sd_spsc_ring cq; /* engine -> PE */
+	volatile int abort_flag;
+	_Atomic int quit;
+	_Atomic int sleeping;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static bool ring_push(struct sd_spsc_ring *r, struct doca_dma_task_memcpy *t)
+{
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+
+	if (tail - head >= SD_DMA_RING_SIZE)
+		return false;
+	r->slot[tail & (SD_DMA_RING_SIZE - 1)] = t;
+	atomic_store_explicit(&r->tail, tail + 1, memory_order_seq_cst);
+	return true;
+}
+
+static struct doca_dma_task_memcpy *ring_pop(struct sd_spsc_ring *r)
+{
+	uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	struct doca_dma_task_memcpy *t;
+
+	if (head == tail)
+		return NULL;
+	t = r->slot[head & (SD_DMA_RING_SIZE - 1)];
+	atomic_store_explicit(&r->head, head + 1, memory_order_release);
+	return t;
+}
+
+static bool ring_empty(struct sd_spsc_ring *r)
+{
+	return atomic_load_explicit(&r->head, memory_order_seq_cst) ==
+	       atomic_load_explicit(&r->tail, memory_order_seq_cst);
+}
+
+static void *engine_thread(void *arg)
+{
+	struct sd_dma_engine *eng = arg;
+	unsigned int idle = 0;
+
+	for (;;) {
+		struct doca_dma_task_memcpy *t = ring_pop(&eng->sq);
+
+		if (t != NULL) {
+			idle = 0;
+			if (__atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED))
+				t->eng_status = SD_TASK_FLUSHED_STATUS;
+			else if (sd_dma_task_copy(t, &eng->abort_flag))
+				t->eng_status = DOCA_SUCCESS;
+			else
+				t->eng_status = __atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED) ?
+							SD_TASK_FLUSHED_STATUS :
+							DOCA_ERROR_INVALID_VALUE;
+			/* the PE hands out at most SD_DMA_RING_SIZE tasks: cq cannot be full */
+			ring_push(&eng->cq, t);
+			sd_pe_wake(eng->pe);
+			continue;
+		}
+		if (atomic_load(&eng->quit))
+			break;
+		if (++idle < SD_DMA_SPIN_ROUNDS) {
+			if ((idle & 63) == 0)
+				sched_yield();
+			continue;
+		}
+		pthread_mutex_lock(&eng->lock);
+		atomic_store(&eng->sleeping, 1);
+		while (ring_empty(&eng->sq) && !atomic_load(&eng->quit))
+			pthread_cond_wait(&eng->cond, &eng->lock);
+		atomic_store(&eng->sleeping, 0);
+		pthread_mutex_unlock(&eng->lock);
+		idle = 0;
+	}
+	return NULL;
+}
+
+static void engine_kick(struct sd_dma_engine *eng)
+{
+	if (atomic_load(&eng->sleeping)) {
+		pthread_mutex_lock(&eng->lock);
+		pthread_cond_signal(&eng->cond);
+		pthread_mutex_unlock(&eng->lock);
+	}
+}
+
+static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
+{
+	struct sd_dma_engine *eng;
+	const char *env;
+
+	if (posix_memalign((void **)&eng, 64, sizeof(*eng)) != 0)
+		return DOCA_ERROR_NO_MEMORY;
+	memset(eng, 0, sizeof(*eng));
+	eng->dma = dma;
+	eng->inline_max = SD_DMA_INLINE_MAX_DEFAULT;
+	/* Tuning knob for measurements, not a user-facing setting. */
+	env = getenv("SOFTDOCA_DMA_INLINE_MAX");
+	if (env != NULL && *env != '\0')
+		eng->inline_max = strtoull(env, NULL, 0);
+	pthread_mutex_init(&eng->lock, NULL);
+	pthread_cond_init(&eng->cond, NULL);
+	*out = eng;
+	return DOCA_SUCCESS;
+}
+
+static void sw_destroy(struct sd_dma_engine *eng)
+{
+	if (eng == NULL)
+		return;
+	pthread_cond_destroy(&eng->cond);
+	pthread_mutex_destroy(&eng->lock);
+	free(eng);
+}
+
+static doca_error_t sw_start(struct sd_dma_engine *eng, struct doca_pe *pe)
+{
+	eng->pe = pe;
+	eng->stopping = false;
+	eng->pend_head = eng->pend_tail = NULL;
+	eng->worker_outstanding = 0;
+	__atomic_store_n(&eng->abort_flag, 0, __ATOMIC_SEQ_CST);
+	atomic_store(&eng->quit, 0);
+	return DOCA_SUCCESS;
+}
+
+static void sw_stop(struct sd_dma_engine *eng)
+{
+	struct doca_dma_task_memcpy *t;
+
+	eng->stopping = true;
+	__atomic_store_n(&eng->abort_flag, 1, __ATOMIC_SEQ_CST);
+	while ((t = eng->pend_head) != NULL) {
+		eng->pend_head = t->eng_next;
+		sd_task_complete(&t->task, SD_TASK_FLUSHED_STATUS);
+	}
+	eng->pend_tail = NULL;
+	if (eng->thread_running)
+		engine_kick(eng);
+}
+
+static bool sw_drained(struct sd_dma_engine *eng)
+{
+	if (eng->pend_head != NULL || eng->worker_outstanding != 0)
+		return false;
+	if (eng->thread_running) {
+		atomic_store(&eng->quit, 1);
+		pthread_mutex_lock(&eng->lock);
+		pthread_cond_signal(&eng->cond);
+		pthread_mutex_unlock(&eng->lock);
+		pthread_join(eng->thread, NULL);
+		eng->thread_running = false;
+	}
+	return true;
+}
+
+static doca_error_t sw_submit(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *task)
+{
+	task->eng_next = NULL;
+	if (eng->pend_tail != NULL)
+		eng->pend_tail->eng_next = task;
+	else
+		eng->pend_head = task;
+	eng->pend_tail = task;
+	return DOCA_SUCCESS;
+}
+
+static bool start_thread(struct sd_dma_engine *eng)
+{
+	int rc;
+
+	atomic_store(&eng->quit, 0);
+	rc = pthread_create(&eng->thread, NULL, engine_thread, eng);
+	if (rc != 0) {
+		SD_LOG_WARN("DMA engine thread could not start (%s); copying in progress instead", strerror(rc));
+		return false;
+	}
+	eng->thread_running = true;
+	return true;
+}
+
+static int sw_poll(struct sd_dma_engine *eng)
+{
+	struct sd_dma_check_cache cache = {NULL, NULL};
+	size_t inline_bytes = 0;
+	struct doca_dma_task_memcpy *t;
+	bool kicked = false;
+	int n = 0;
+
+	if (eng->worker_outstanding != 0) {
+		while ((t = ring_pop(&eng->cq)) != NULL) {
+			eng->worker_outstanding--;
+			sd_task_complete(&t->task, t->eng_status);
+			n++;
+		}
+	}
+
+	/* Only the tasks present now: callbacks run later and may resubmit. */
+	while ((t = eng->pend_head) != NULL) {
+		doca_error_t err;
+		size_t total;
+
+		err = sd_dma_task_check(t, &cache, &total);
+		if (err == DOCA_SUCCESS && total >= eng->inline_max &&
+		    (eng->thread_running || start_thread(eng))) {
+			/* Bounding what the engine holds keeps the completion ring from overflowing. */
+			if (eng->worker_outstanding >= SD_DMA_RING_SIZE || !ring_push(&eng->sq, t))
+				break; /* engine busy: the rest waits for the next progress */
+			eng->pend_head = t->eng_next;
+			eng->worker_outstanding++;
+			kicked = true;
+			continue;
+		}
+		if (err == DOCA_SUCCESS && inline_bytes >= SD_DMA_POLL_BUDGET && n > 0)
+			break; /* this progress call copied enough; the rest goes next time */
+		eng->pend_head = t->eng_next;
+		if (err == DOCA_SUCCESS) {
+			if (sd_dma_task_copy(t, NULL))
+				inline_bytes += total;
+			else
+				err = DOCA_ERROR_INVALID_VALUE;
+		}
+		sd_task_complete(&t->task, err);
+		n++;
+	}
+	if (eng->pend_head == NULL)
+		eng->pend_tail = NULL;
+	if (kicked)
+		engine_kick(eng);
+	return n;
+}
+
+const struct sd_dma_engine_ops sd_dma_sw_engine = {
+	.name = "software",
+	.create = sw_create,
+	.destroy = sw_destroy,
+	.start = sw_start,
+	.stop = sw_stop,
+	.drained = sw_drained,
+	.submit = sw_submit,
+	.poll = sw_poll,
+};
