@@ -18,9 +18,21 @@
  *   An mmap holds a reference on each added device (closing that device
  *   answers DOCA_ERROR_IN_USE).
  *
- * Export to the other side of PCIe (doca_mmap_export_pci /
- * doca_mmap_create_from_export) is declared for source compatibility and
- * answers DOCA_ERROR_NOT_SUPPORTED in this release.
+ * Export to the other side of PCIe:
+ *   exporter: a started mmap with DOCA_ACCESS_FLAG_PCI_READ_ONLY or
+ *   DOCA_ACCESS_FLAG_PCI_READ_WRITE and the device added ->
+ *   doca_mmap_export_pci -> descriptor bytes (owned by the mmap, valid until
+ *   doca_mmap_destroy, which revokes them) -> carried to the other side by
+ *   any means (e.g. a Comch message).
+ *   importer (the other side of the same card): doca_mmap_create_from_export
+ *   -> a started mmap whose range is the exporter's range (the exporter's
+ *   addresses: get buffers with those addresses and use them with DMA; they
+ *   are not dereferenceable here) -> doca_mmap_destroy. Such an mmap cannot
+ *   be reconfigured or exported again (DOCA_ERROR_NOT_PERMITTED).
+ *   Import errors: DOCA_ERROR_INVALID_VALUE (corrupted, truncated or stale
+ *   descriptor), DOCA_ERROR_NOT_PERMITTED (a descriptor of this same side or
+ *   of another card or user), DOCA_ERROR_NOT_FOUND (the exporter exited or
+ *   destroyed its mmap). RDMA export answers DOCA_ERROR_NOT_SUPPORTED.
  *
  * Threading: an mmap is not thread-safe while being configured; once started
  * it may be used from any thread to get buffers.
@@ -64,14 +76,14 @@ DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap
 					       void *opaque);
 /* Number of buffers currently describing memory of this mmap. */
 DOCA_STABLE doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs);
-/* Has the mmap been exported (always 0 in this release) / was it created from an export. */
+/* Has the mmap been exported / was it created from an export. */
 DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported);
 DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
 
 DOCA_STABLE doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev);
 
-/* Export / import across PCIe: DOCA_ERROR_NOT_SUPPORTED in this release. */
+/* Export / import across PCIe (RDMA export: DOCA_ERROR_NOT_SUPPORTED). */
 DOCA_STABLE doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
 					      const void **export_desc, size_t *export_desc_len);
 DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,

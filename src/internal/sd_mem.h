@@ -57,6 +57,13 @@ bool sd_mmap_contains(const struct doca_mmap *mmap, const void *p, size_t n);
 bool sd_mmap_can_read(const struct doca_mmap *mmap);
 bool sd_mmap_can_write(const struct doca_mmap *mmap);
 
+/* The import behind a from-export mmap (doca_mmap_create_from_export), NULL
+ * for a local mmap. Addresses of such an mmap (sd_mmap_base, doca_bufs on
+ * it) are the exporter's: move bytes with sd_remote_read/write (sd_remote.h),
+ * never dereference them. Valid until the mmap is destroyed. */
+struct sd_remote;
+struct sd_remote *sd_mmap_remote(const struct doca_mmap *mmap);
+
 /* Total data length of a chain (sum of data_len) and free tail space of a
  * chain (for each segment: addr+len - (data+data_len)). */
 size_t sd_buf_chain_data_len(const struct doca_buf *head);

@@ -15,6 +15,8 @@
 
 #include "sd_mem.h"
 
+struct sd_remote;
+
 /* Private doca_buf flag: the buffer is chained behind another one (not a head). */
 #define SD_BUF_CHAINED_ (1u << 1)
 
@@ -40,6 +42,9 @@ struct doca_mmap {
 	doca_mmap_memrange_free_cb_t *free_cb;
 	void *free_opaque;
 	atomic_uint nbufs; /* buffers describing this mmap's memory */
+	struct sd_remote *remote; /* SD_MMAP_REMOTE: the import (its range is the exporter's) */
+	void **exports;           /* descriptors handed out by doca_mmap_export_pci */
+	uint32_t nexports;
 };
 
 struct doca_buf_inventory {

@@ -10,6 +10,7 @@
 #include "mem_priv.h"
 #include "sd_dev.h"
 #include "sd_log.h"
+#include "sd_remote.h"
 
 SD_LOG_REGISTER(DOCA_MMAP);
 
@@ -48,6 +49,11 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 		SD_LOG_ERR("failed to destroy mmap: %u buffer(s) still reference it", nbufs);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
+	/* revoke the exports before the memory can go away (free callback) */
+	for (uint32_t i = 0; i < mmap->nexports; i++)
+		sd_remote_export_free(mmap->exports[i]);
+	free(mmap->exports);
+	sd_remote_release(mmap->remote);
 	for (uint32_t i = 0; i < mmap->ndevs; i++)
 		sd_dev_put(mmap->devs[i]);
 	free(mmap->devs);
@@ -256,7 +262,7 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 {
 	if (mmap == NULL || exported == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	*exported = 0;
+	*exported = mmap->nexports != 0;
 	return DOCA_SUCCESS;
 }
 
@@ -322,19 +328,48 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				  size_t *export_desc_len)
 {
-	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+	void **exports, *desc;
+	size_t len;
+	doca_error_t ret;
+
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL) {
+		SD_LOG_ERR("failed to export mmap: NULL argument");
 		return DOCA_ERROR_INVALID_VALUE;
+	}
 	if (!sd_mmap_has_dev(mmap, dev)) {
 		SD_LOG_ERR("failed to export mmap: device %s was not added to it", sd_dev_pci_addr(dev));
 		return DOCA_ERROR_NOT_FOUND;
 	}
-	if (!mmap->started || mmap->kind != SD_MMAP_LOCAL ||
-	    (mmap->access & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)) == 0) {
-		SD_LOG_ERR("failed to export mmap: it must be a started local mmap with PCI access permission");
+	if (!sd_dev_caps(dev)->mmap_export_pci_supported) {
+		SD_LOG_ERR("failed to export mmap: device %s does not support PCI export", sd_dev_pci_addr(dev));
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (mmap->kind != SD_MMAP_LOCAL) {
+		SD_LOG_ERR("failed to export mmap: it was created from an export");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	SD_LOG_ERR("failed to export mmap: PCI export is not supported in this release");
-	return DOCA_ERROR_NOT_SUPPORTED;
+	if (!mmap->started) {
+		SD_LOG_ERR("failed to export mmap: it is not started");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if ((mmap->access & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)) == 0) {
+		SD_LOG_ERR("failed to export mmap: its permissions (0x%x) grant no PCI access", mmap->access);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	exports = realloc(mmap->exports, (mmap->nexports + 1) * sizeof(*exports));
+	if (exports == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	mmap->exports = exports;
+	ret = sd_remote_export(mmap->addr, mmap->len, mmap->access, sd_dev_card(dev), sd_side(), sd_dev_pci_addr(dev),
+			       &desc, &len);
+	if (ret != DOCA_SUCCESS) {
+		SD_LOG_ERR("failed to export mmap: %s", doca_error_get_descr(ret));
+		return ret;
+	}
+	exports[mmap->nexports++] = desc;
+	*export_desc = desc;
+	*export_desc_len = len;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
@@ -349,10 +384,48 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
 {
-	if (export_desc == NULL || export_desc_len == 0 || dev == NULL || mmap == NULL)
+	struct sd_remote *r;
+	struct doca_mmap *m;
+	doca_error_t ret;
+
+	if (export_desc == NULL || export_desc_len == 0 || dev == NULL || mmap == NULL) {
+		SD_LOG_ERR("failed to create mmap from export: NULL or empty argument");
 		return DOCA_ERROR_INVALID_VALUE;
-	SD_LOG_ERR("failed to create mmap from export: not supported in this release");
-	return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (!sd_dev_caps(dev)->mmap_create_from_export_pci_supported) {
+		SD_LOG_ERR("failed to create mmap from export: device %s does not support it", sd_dev_pci_addr(dev));
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	ret = sd_remote_import(export_desc, export_desc_len, sd_dev_card(dev), sd_side(), &r);
+	if (ret != DOCA_SUCCESS) {
+		SD_LOG_ERR("failed to create mmap from export on device %s: %s", sd_dev_pci_addr(dev),
+			   doca_error_get_descr(ret));
+		return ret;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m != NULL)
+		m->devs = calloc(1, sizeof(*m->devs));
+	if (m == NULL || m->devs == NULL) {
+		free(m);
+		sd_remote_release(r);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	m->kind = SD_MMAP_REMOTE;
+	m->remote = r;
+	m->addr = (uint8_t *)(uintptr_t)sd_remote_addr(r);
+	m->len = sd_remote_len(r);
+	m->access = sd_remote_access(r);
+	m->range_set = true;
+	m->started = true;
+	m->max_devs = 1;
+	m->devs[0] = dev;
+	m->ndevs = 1;
+	sd_dev_get(dev);
+	if (user_data != NULL)
+		m->user_data = *user_data;
+	atomic_init(&m->nbufs, 0);
+	*mmap = m;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
@@ -419,7 +492,7 @@ bool sd_mmap_can_read(const struct doca_mmap *mmap)
 	if (mmap == NULL)
 		return false;
 	if (mmap->kind == SD_MMAP_REMOTE)
-		return (mmap->access & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)) != 0;
+		return sd_remote_can_read(mmap->remote);
 	return true; /* local memory is always readable by its owner */
 }
 
@@ -428,6 +501,11 @@ bool sd_mmap_can_write(const struct doca_mmap *mmap)
 	if (mmap == NULL)
 		return false;
 	if (mmap->kind == SD_MMAP_REMOTE)
-		return (mmap->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
+		return sd_remote_can_write(mmap->remote);
 	return (mmap->access & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+}
+
+struct sd_remote *sd_mmap_remote(const struct doca_mmap *mmap)
+{
+	return mmap == NULL ? NULL : mmap->remote;
 }

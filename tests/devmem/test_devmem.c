@@ -364,12 +364,15 @@ static void mmap_max_devices_and_caps(void **s)
 	OK(doca_mmap_start(mmap));
 	ERR(doca_mmap_add_dev(mmap, dev), DOCA_ERROR_NOT_PERMITTED);
 	ERR(doca_mmap_rm_dev(mmap, dev), DOCA_ERROR_NOT_PERMITTED);
-	ERR(doca_mmap_export_pci(mmap, dev, &desc, &desc_len), DOCA_ERROR_NOT_SUPPORTED);
 	OK(doca_mmap_get_exported(mmap, &sup));
 	assert_int_equal(sup, 0);
+	OK(doca_mmap_export_pci(mmap, dev, &desc, &desc_len)); /* more in test_export.c */
+	OK(doca_mmap_get_exported(mmap, &sup));
+	assert_int_equal(sup, 1);
 	OK(doca_mmap_get_from_export(mmap, &sup));
 	assert_int_equal(sup, 0);
-	ERR(doca_mmap_create_from_export(NULL, "x", 1, dev, &mmap), DOCA_ERROR_NOT_SUPPORTED);
+	ERR(doca_mmap_export_rdma(mmap, dev, &desc, &desc_len), DOCA_ERROR_NOT_SUPPORTED);
+	ERR(doca_mmap_create_from_export(NULL, "x", 1, dev, &mmap), DOCA_ERROR_INVALID_VALUE);
 	ERR(doca_mmap_create_from_export(NULL, NULL, 1, dev, &mmap), DOCA_ERROR_INVALID_VALUE);
 	OK(doca_mmap_destroy(mmap));
 	OK(doca_dev_close(dev));

@@ -1,0 +1,695 @@
+/*
+ * Remote memory: how one side of an emulated card reaches memory that the
+ * other side exported (see sd_remote.h for the model and the errors).
+ *
+ * Mechanism: cross-memory attach. The importer copies with
+ * process_vm_readv/process_vm_writev directly between its pages and the
+ * exporter's: one copy, no segment to set up, and nothing runs in the
+ * exporter (as a DMA engine does not ask the host CPU). The kernel allows it
+ * when the importer may ptrace the exporter: same uid, and Yama
+ * ptrace_scope 0, or 1 with the exporter's consent, which sd_remote_export()
+ * gives (prctl PR_SET_PTRACER_ANY) when it finds scope 1.
+ *
+ * Fallback: when process_vm_* is refused (EPERM/ENOSYS, typically a seccomp
+ * filter in a container profile), the importer opens /proc/<pid>/mem
+ * (read-only for a read-only export) and uses pread/pwrite at the exporter's
+ * addresses: one copy too, same permission model, and the open file pins the
+ * exporter's address space, so a recycled pid is never reached through it.
+ * SOFTDOCA_REMOTE_FORCE_FALLBACK=1 (internal, for tests and benchmarks)
+ * selects it from the start. When both are refused (Yama scope 2 or 3, a
+ * stricter LSM) the import fails NOT_PERMITTED with a message saying why.
+ *
+ * Not a shared segment: the exported memory is the user's own (heap, stack,
+ * any mapping) and cannot be moved into a segment after the fact; and a
+ * service thread in the exporter would cost a second copy.
+ *
+ * Liveness and forgery: the descriptor names a record in the exporter (in
+ * the same allocation as the descriptor) holding a copy of the descriptor
+ * and a LIVE/REVOKED marker. The import reads it and compares every byte, so
+ * a forged field fails even with a correct checksum; each access re-reads it
+ * before moving a byte, so a revoked export or a recycled pid fails cleanly.
+ * None of this stops a hostile process of the same user: it could ptrace the
+ * exporter anyway.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <doca_types.h>
+
+#include "sd_log.h"
+#include "sd_remote.h"
+
+SD_LOG_REGISTER(REMOTE);
+
+#define REC_LIVE 0x45564c5258445353ull    /* arbitrary, distinct markers */
+#define REC_REVOKED 0x44564b5258445353ull
+
+#define ACCESS_KNOWN 0x7fu
+#define ACCESS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+
+/* One kernel call moves at most this much (MAX_RW_COUNT is just under 2 GiB). */
+#define CHUNK (1ull << 30)
+
+struct sd_remote_record {
+	uint64_t state; /* REC_LIVE / REC_REVOKED */
+	struct sd_remote_desc desc;
+};
+
+/* What sd_remote_export hands out: the descriptor first, then the record. */
+struct export_block {
+	struct sd_remote_desc desc;
+	struct sd_remote_record rec;
+};
+
+enum mech {
+	MECH_PVM,
+	MECH_PROC_MEM,
+};
+
+struct sd_remote {
+	struct sd_remote_desc desc;
+	enum mech mech;
+	int mem_fd; /* /proc/<pid>/mem for MECH_PROC_MEM, else -1 */
+};
+
+uint64_t sd_remote_desc_checksum(const struct sd_remote_desc *d)
+{
+	const uint8_t *p = (const uint8_t *)d;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < offsetof(struct sd_remote_desc, checksum); i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Start time (field 22 of /proc/<pid>/stat) and owner of a live process.
+ * NOT_FOUND if there is no such process or it is a zombie. */
+static doca_error_t proc_identity(pid_t pid, uint64_t *start_time, uid_t *uid)
+{
+	char path[64], buf[1024];
+	struct stat st;
+	ssize_t n;
+	char *p;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_OPERATING_SYSTEM;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return DOCA_ERROR_NOT_FOUND;
+	buf[n] = '\0';
+	/* The command name may hold spaces and parentheses: skip to the last ')'. */
+	p = strrchr(buf, ')');
+	if (p == NULL || p[1] != ' ')
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	p += 2; /* field 3, the state */
+	if (*p == 'Z' || *p == 'X')
+		return DOCA_ERROR_NOT_FOUND;
+	for (field = 3; field < 22 && p != NULL; field++) {
+		p = strchr(p, ' ');
+		if (p != NULL)
+			p++;
+	}
+	if (p == NULL)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	*start_time = strtoull(p, NULL, 10);
+	if (uid != NULL)
+		*uid = st.st_uid;
+	return DOCA_SUCCESS;
+}
+
+static int yama_scope(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1; /* no Yama */
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c >= '0' && c <= '9' ? c - '0' : -1;
+}
+
+static void export_consent_once(void)
+{
+	int scope = yama_scope();
+
+	if (scope == 1) {
+		/* Let the importer (not our ancestor) attach; exporting grants that already. */
+		if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) != 0)
+			SD_LOG_WARN("Yama ptrace_scope is 1 and PR_SET_PTRACER failed (%s): the other side may be refused",
+				    strerror(errno));
+	} else if (scope >= 2) {
+		SD_LOG_WARN("Yama ptrace_scope is %d: the other side will be refused access to exported memory "
+			    "(set kernel.yama.ptrace_scope to 0 or 1)",
+			    scope);
+	}
+}
+
+/* The importer's process_vm_* pins every base page it copies, which costs
+ * about a third of the bandwidth at memcpy speeds; huge pages cut that to one
+ * pin per 2 MiB. So, like RDMA libraries that madvise registered memory, ask
+ * for transparent huge pages on the 2 MiB-aligned interior of a large export:
+ * best effort, it changes only how pages faulted from now on are backed. */
+static void export_hint_hugepages(void *addr, size_t len)
+{
+	const uintptr_t huge = 2u << 20;
+	uintptr_t a = ((uintptr_t)addr + huge - 1) & ~(huge - 1);
+	uintptr_t e = ((uintptr_t)addr + len) & ~(huge - 1);
+
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
+static bool pci_plausible(const char *s, size_t cap)
+{
+	size_t n = strnlen(s, cap);
+
+	if (n == 0 || n >= cap)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' ||
+		      c == '.'))
+			return false;
+	}
+	for (size_t i = n; i < cap; i++)
+		if (s[i] != '\0')
+			return false;
+	return true;
+}
+
+doca_error_t sd_remote_export(void *addr, size_t len, uint32_t access, uint32_t card, enum sd_side side,
+			      const char *pci_addr, void **desc, size_t *desc_len)
+{
+	static pthread_once_t consent = PTHREAD_ONCE_INIT;
+	struct export_block *b;
+	uint64_t start;
+	doca_error_t err;
+	char pci[SD_REMOTE_PCI_MAX] = {0};
+
+	if (addr == NULL || len == 0 || pci_addr == NULL || desc == NULL || desc_len == NULL) {
+		SD_LOG_ERR("export: NULL or empty argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if ((uint64_t)(uintptr_t)addr > (uint64_t)INT64_MAX - len) {
+		SD_LOG_ERR("export: range %p + %zu wraps around", addr, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (side != SD_SIDE_HOST && side != SD_SIDE_DPU) {
+		SD_LOG_ERR("export: bad side %d", (int)side);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (access & ~ACCESS_KNOWN) {
+		SD_LOG_ERR("export: unknown access bits 0x%x", access);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!(access & ACCESS_PCI)) {
+		SD_LOG_ERR("export: the mmap grants neither PCI_READ_ONLY nor PCI_READ_WRITE (access 0x%x)", access);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (strlen(pci_addr) >= sizeof(pci)) {
+		SD_LOG_ERR("export: PCI address '%.32s' too long", pci_addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(pci, pci_addr, strlen(pci_addr));
+	if (!pci_plausible(pci, sizeof(pci))) {
+		SD_LOG_ERR("export: '%s' is not a PCI address", pci_addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = proc_identity(getpid(), &start, NULL);
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("export: cannot read this process's start time from /proc");
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+
+	b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	if (getrandom(b->desc.token, sizeof(b->desc.token), 0) != (ssize_t)sizeof(b->desc.token)) {
+		SD_LOG_ERR("export: getrandom failed: %s", strerror(errno));
+		free(b);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	b->desc.magic = SD_REMOTE_DESC_MAGIC;
+	b->desc.version = SD_REMOTE_DESC_VERSION;
+	b->desc.size = SD_REMOTE_DESC_SIZE;
+	b->desc.card = card;
+	b->desc.side = (uint8_t)side;
+	b->desc.access = access;
+	b->desc.pid = (uint32_t)getpid();
+	b->desc.start_time = start;
+	b->desc.addr = (uint64_t)(uintptr_t)addr;
+	b->desc.len = len;
+	b->desc.record = (uint64_t)(uintptr_t)&b->rec;
+	memcpy(b->desc.pci, pci, sizeof(pci));
+	b->desc.checksum = sd_remote_desc_checksum(&b->desc);
+	b->rec.desc = b->desc;
+	__atomic_store_n(&b->rec.state, REC_LIVE, __ATOMIC_RELEASE);
+
+	pthread_once(&consent, export_consent_once);
+	export_hint_hugepages(addr, len);
+	*desc = b;
+	*desc_len = SD_REMOTE_DESC_SIZE;
+	return DOCA_SUCCESS;
+}
+
+void sd_remote_export_free(void *desc)
+{
+	struct export_block *b = desc;
+
+	if (b == NULL)
+		return;
+	__atomic_store_n(&b->rec.state, REC_REVOKED, __ATOMIC_RELEASE);
+	free(b);
+}
+
+/* ---- importer ------------------------------------------------------------ */
+
+static doca_error_t errno_error(int e)
+{
+	switch (e) {
+	case ESRCH:
+		return DOCA_ERROR_CONNECTION_RESET;
+	case EPERM:
+	case EACCES:
+		return DOCA_ERROR_NOT_PERMITTED;
+	case ENOSYS:
+		return DOCA_ERROR_NOT_SUPPORTED;
+	case EFAULT:
+	case EIO:
+		return DOCA_ERROR_IO_FAILED;
+	case ENOMEM:
+		return DOCA_ERROR_NO_MEMORY;
+	default:
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+}
+
+/* Move len bytes; on failure *done says how far it got and errno why
+ * (ESRCH also stands for "the address space is gone" with /proc/<pid>/mem). */
+static int pvm_copy(pid_t pid, bool write, uint64_t raddr, void *local, size_t len, size_t *done)
+{
+	*done = 0;
+	while (*done < len) {
+		size_t n = len - *done > CHUNK ? CHUNK : len - *done;
+		struct iovec l = {(char *)local + *done, n};
+		struct iovec r = {(void *)(uintptr_t)(raddr + *done), n};
+		ssize_t k = write ? process_vm_writev(pid, &l, 1, &r, 1, 0) : process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+		if (k > 0) {
+			*done += (size_t)k;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k == 0)
+			errno = EFAULT;
+		return -1;
+	}
+	return 0;
+}
+
+static int proc_mem_copy(int fd, bool write, uint64_t raddr, void *local, size_t len, size_t *done)
+{
+	*done = 0;
+	while (*done < len) {
+		size_t n = len - *done > CHUNK ? CHUNK : len - *done;
+		off_t off = (off_t)(raddr + *done);
+		ssize_t k = write ? pwrite(fd, (char *)local + *done, n, off) : pread(fd, (char *)local + *done, n, off);
+
+		if (k > 0) {
+			*done += (size_t)k;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k == 0)
+			errno = ESRCH; /* the exporter's address space has no users left */
+		return -1;
+	}
+	return 0;
+}
+
+static int remote_copy(const struct sd_remote *r, bool write, uint64_t raddr, void *local, size_t len, size_t *done)
+{
+	if (r->mech == MECH_PROC_MEM)
+		return proc_mem_copy(r->mem_fd, write, raddr, local, len, done);
+	return pvm_copy((pid_t)r->desc.pid, write, raddr, local, len, done);
+}
+
+/* Compare a record read from the exporter with our descriptor. */
+static doca_error_t record_verdict(const struct sd_remote_record *rec, const struct sd_remote_desc *d)
+{
+	if (memcmp(&rec->desc, d, sizeof(*d)) != 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (rec->state == REC_LIVE)
+		return DOCA_SUCCESS;
+	if (rec->state == REC_REVOKED)
+		return DOCA_ERROR_NOT_FOUND;
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static bool force_fallback(void)
+{
+	const char *v = getenv("SOFTDOCA_REMOTE_FORCE_FALLBACK");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
+static bool desc_can_write(const struct sd_remote_desc *d)
+{
+	return (d->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0;
+}
+
+static doca_error_t open_proc_mem(struct sd_remote *r)
+{
+	char path[64];
+	uint64_t start;
+	pid_t pid = (pid_t)r->desc.pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	r->mem_fd = open(path, (desc_can_write(&r->desc) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (r->mem_fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT || e == ESRCH) {
+			SD_LOG_ERR("import: exporter process %d has exited", (int)pid);
+			return DOCA_ERROR_NOT_FOUND;
+		}
+		SD_LOG_ERR("import: the kernel refuses access to process %d's memory (%s): check "
+			   "kernel.yama.ptrace_scope (0 or 1 works) and seccomp/LSM policy",
+			   (int)pid, strerror(e));
+		return e == EACCES || e == EPERM ? DOCA_ERROR_NOT_PERMITTED : DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	/* The pid may have been recycled between the identity check and open(). */
+	if (proc_identity(pid, &start, NULL) != DOCA_SUCCESS || start != r->desc.start_time) {
+		SD_LOG_ERR("import: exporter process %d has exited", (int)pid);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Read the exporter's record; at import (importing) a failure reads as
+ * "exited" / "no such export", at access time as "died" / "revoked". */
+static doca_error_t check_record(const struct sd_remote *r, bool importing)
+{
+	struct sd_remote_record rec;
+	size_t done;
+	doca_error_t err;
+	uint64_t start;
+	pid_t pid = (pid_t)r->desc.pid;
+
+	if (remote_copy(r, false, r->desc.record, &rec, sizeof(rec), &done) != 0) {
+		int e = errno;
+
+		if (e == EPERM || e == EACCES || e == ENOSYS)
+			return errno_error(e); /* the caller decides about the fallback */
+		if (e != ESRCH && proc_identity(pid, &start, NULL) == DOCA_SUCCESS && start == r->desc.start_time) {
+			SD_LOG_ERR("%s: process %d holds no export at 0x%" PRIx64 " (forged descriptor, or the "
+				   "export was destroyed)",
+				   importing ? "import" : "remote access", (int)pid, r->desc.record);
+			return importing ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_NOT_FOUND;
+		}
+		SD_LOG_ERR("%s: exporter process %d has exited", importing ? "import" : "remote access", (int)pid);
+		return importing ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_CONNECTION_RESET;
+	}
+	err = record_verdict(&rec, &r->desc);
+	if (err == DOCA_SUCCESS)
+		return err;
+	/* A pid now naming another process also lands here (PVM only). */
+	if (r->mech == MECH_PVM &&
+	    (proc_identity(pid, &start, NULL) != DOCA_SUCCESS || start != r->desc.start_time)) {
+		SD_LOG_ERR("%s: exporter process %d has exited", importing ? "import" : "remote access", (int)pid);
+		return importing ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_CONNECTION_RESET;
+	}
+	if (err == DOCA_ERROR_NOT_FOUND)
+		SD_LOG_ERR("%s: process %d revoked this export (its mmap was destroyed)",
+			   importing ? "import" : "remote access", (int)pid);
+	else
+		SD_LOG_ERR("%s: descriptor does not match a live export of process %d (forged, or the export "
+			   "was destroyed)",
+			   importing ? "import" : "remote access", (int)pid);
+	return importing ? err : DOCA_ERROR_NOT_FOUND;
+}
+
+static doca_error_t desc_check(const void *desc, size_t desc_len, struct sd_remote_desc *d)
+{
+	const char *why = NULL;
+
+	if (desc_len < offsetof(struct sd_remote_desc, card)) {
+		SD_LOG_ERR("import: descriptor truncated (%zu bytes, %u expected)", desc_len, SD_REMOTE_DESC_SIZE);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memset(d, 0, sizeof(*d));
+	memcpy(d, desc, desc_len < sizeof(*d) ? desc_len : sizeof(*d));
+	if (d->magic != SD_REMOTE_DESC_MAGIC) {
+		SD_LOG_ERR("import: not a softdoca export descriptor (magic 0x%08x)", d->magic);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->version != SD_REMOTE_DESC_VERSION) {
+		SD_LOG_ERR("import: descriptor version %u, this library reads version %u", d->version,
+			   SD_REMOTE_DESC_VERSION);
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (desc_len != SD_REMOTE_DESC_SIZE || d->size != SD_REMOTE_DESC_SIZE) {
+		SD_LOG_ERR("import: descriptor of %zu bytes (header says %u), %u expected: truncated or padded",
+			   desc_len, d->size, SD_REMOTE_DESC_SIZE);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->checksum != sd_remote_desc_checksum(d)) {
+		SD_LOG_ERR("import: descriptor corrupted (checksum mismatch)");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->side != SD_SIDE_HOST && d->side != SD_SIDE_DPU)
+		why = "side";
+	else if (d->reserved0[0] || d->reserved0[1] || d->reserved0[2])
+		why = "reserved bytes";
+	else if ((d->access & ~ACCESS_KNOWN) || !(d->access & ACCESS_PCI))
+		why = "access";
+	else if (d->pid == 0 || d->pid > INT_MAX)
+		why = "pid";
+	else if (d->len == 0 || d->addr == 0 || d->addr > (uint64_t)INT64_MAX - d->len)
+		why = "range";
+	else if (d->record == 0 || d->record > (uint64_t)INT64_MAX - sizeof(struct sd_remote_record))
+		why = "record";
+	else if (!pci_plausible(d->pci, sizeof(d->pci)))
+		why = "PCI address";
+	if (why != NULL) {
+		SD_LOG_ERR("import: malformed descriptor (%s)", why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
+			      struct sd_remote **out)
+{
+	struct sd_remote_desc d;
+	struct sd_remote *r;
+	uint64_t start;
+	uid_t uid;
+	doca_error_t err;
+
+	if (desc == NULL || out == NULL || (my_side != SD_SIDE_HOST && my_side != SD_SIDE_DPU)) {
+		SD_LOG_ERR("import: NULL descriptor/output or bad side");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = desc_check(desc, desc_len, &d);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (d.card != my_card) {
+		SD_LOG_ERR("import: descriptor exported on card %u, this device is on card %u", d.card, my_card);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (d.side == my_side) {
+		SD_LOG_ERR("import: descriptor exported by the %s side: only the other side of the card may import it",
+			   d.side == SD_SIDE_HOST ? "host" : "dpu");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	err = proc_identity((pid_t)d.pid, &start, &uid);
+	if (err == DOCA_ERROR_NOT_FOUND || (err == DOCA_SUCCESS && start != d.start_time)) {
+		SD_LOG_ERR("import: exporter process %u has exited", d.pid);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("import: cannot read /proc/%u/stat", d.pid);
+		return err;
+	}
+	if (uid != geteuid()) {
+		SD_LOG_ERR("import: exporter process %u belongs to uid %u, not to this user (uid %u)", d.pid,
+			   (unsigned)uid, (unsigned)geteuid());
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r->desc = d;
+	r->mem_fd = -1;
+	r->mech = MECH_PVM;
+	if (!force_fallback()) {
+		err = check_record(r, true);
+		if (err != DOCA_ERROR_NOT_PERMITTED && err != DOCA_ERROR_NOT_SUPPORTED)
+			goto done;
+		SD_LOG_INFO("import: process_vm_readv refused by the kernel; falling back to /proc/%u/mem", d.pid);
+	}
+	r->mech = MECH_PROC_MEM;
+	err = open_proc_mem(r);
+	if (err == DOCA_SUCCESS)
+		err = check_record(r, true);
+	if (err == DOCA_ERROR_NOT_SUPPORTED)
+		err = DOCA_ERROR_NOT_PERMITTED;
+done:
+	if (err != DOCA_SUCCESS) {
+		sd_remote_release(r);
+		return err;
+	}
+	SD_LOG_DBG("imported %" PRIu64 " bytes at 0x%" PRIx64 " of process %u (%s, card %u) via %s", d.len, d.addr,
+		   d.pid, d.pci, d.card, sd_remote_mechanism(r));
+	*out = r;
+	return DOCA_SUCCESS;
+}
+
+void sd_remote_release(struct sd_remote *r)
+{
+	if (r == NULL)
+		return;
+	if (r->mem_fd >= 0)
+		close(r->mem_fd);
+	free(r);
+}
+
+uint64_t sd_remote_addr(const struct sd_remote *r)
+{
+	return r != NULL ? r->desc.addr : 0;
+}
+
+size_t sd_remote_len(const struct sd_remote *r)
+{
+	return r != NULL ? (size_t)r->desc.len : 0;
+}
+
+uint32_t sd_remote_access(const struct sd_remote *r)
+{
+	return r != NULL ? r->desc.access : 0;
+}
+
+uint32_t sd_remote_card(const struct sd_remote *r)
+{
+	return r != NULL ? r->desc.card : 0;
+}
+
+enum sd_side sd_remote_side(const struct sd_remote *r)
+{
+	return r != NULL ? (enum sd_side)r->desc.side : SD_SIDE_HOST;
+}
+
+const char *sd_remote_pci(const struct sd_remote *r)
+{
+	return r != NULL ? r->desc.pci : "";
+}
+
+int sd_remote_pid(const struct sd_remote *r)
+{
+	return r != NULL ? (int)r->desc.pid : 0;
+}
+
+bool sd_remote_contains(const struct sd_remote *r, uint64_t remote_addr, size_t len)
+{
+	if (r == NULL)
+		return false;
+	return remote_addr >= r->desc.addr && len <= r->desc.len && remote_addr - r->desc.addr <= r->desc.len - len;
+}
+
+bool sd_remote_can_read(const struct sd_remote *r)
+{
+	return r != NULL && (r->desc.access & ACCESS_PCI) != 0;
+}
+
+bool sd_remote_can_write(const struct sd_remote *r)
+{
+	return r != NULL && desc_can_write(&r->desc);
+}
+
+const char *sd_remote_mechanism(const struct sd_remote *r)
+{
+	if (r == NULL)
+		return "none";
+	return r->mech == MECH_PROC_MEM ? "proc_mem" : "process_vm";
+}
+
+static doca_error_t remote_rw(struct sd_remote *r, bool write, uint64_t raddr, void *local, size_t len)
+{
+	const char *op = write ? "remote write" : "remote read";
+	doca_error_t err;
+	size_t done;
+	int e;
+
+	if (r == NULL || (local == NULL && len != 0)) {
+		SD_LOG_ERR("%s: NULL argument", op);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (len == 0)
+		return DOCA_SUCCESS;
+	if (!sd_remote_contains(r, raddr, len)) {
+		SD_LOG_ERR("%s: [0x%" PRIx64 ", +%zu) is outside the export [0x%" PRIx64 ", +%" PRIu64 ")", op, raddr,
+			   len, r->desc.addr, r->desc.len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (write ? !sd_remote_can_write(r) : !sd_remote_can_read(r)) {
+		SD_LOG_ERR("%s: the export does not allow it (access 0x%x)", op, r->desc.access);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	err = check_record(r, false);
+	if (err == DOCA_ERROR_NOT_SUPPORTED)
+		SD_LOG_ERR("%s: the kernel now refuses process_vm_%sv", op, write ? "write" : "read");
+	if (err != DOCA_SUCCESS)
+		return err == DOCA_ERROR_NOT_SUPPORTED ? DOCA_ERROR_NOT_PERMITTED : err;
+	if (remote_copy(r, write, raddr, local, len, &done) == 0)
+		return DOCA_SUCCESS;
+	e = errno;
+	err = errno_error(e);
+	if (err == DOCA_ERROR_CONNECTION_RESET)
+		SD_LOG_ERR("%s: exporter process %u died after %zu of %zu bytes", op, r->desc.pid, done, len);
+	else
+		SD_LOG_ERR("%s: failed after %zu of %zu bytes at 0x%" PRIx64 ": %s (did the exporter unmap "
+			   "exported memory?)",
+			   op, done, len, raddr, strerror(e));
+	return err;
+}
+
+doca_error_t sd_remote_read(struct sd_remote *r, uint64_t remote_addr, void *local, size_t len)
+{
+	return remote_rw(r, false, remote_addr, local, len);
+}
+
+doca_error_t sd_remote_write(struct sd_remote *r, uint64_t remote_addr, const void *local, size_t len)
+{
+	return remote_rw(r, true, remote_addr, (void *)local, len);
+}

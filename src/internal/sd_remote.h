@@ -1,0 +1,164 @@
+/*
+ * sd_remote.h - memory of one side of an emulated card, reached from the
+ * other side (the mechanism under doca_mmap_export_pci and
+ * doca_mmap_create_from_export).
+ *
+ * Model: the exporter calls sd_remote_export() on a registered range and
+ * gets a descriptor (SD_REMOTE_DESC_SIZE bytes, carried to the other side by
+ * any means). The importer calls sd_remote_import(), then sd_remote_read() /
+ * sd_remote_write() move bytes between its own memory and the exporter's,
+ * with no call on the exporter's side: the importer reaches the exporter's
+ * pages through the kernel (process_vm_readv/writev, or /proc/<pid>/mem; see
+ * src/fabric/remote_mem.c for the mechanism and its fallback).
+ *
+ * Call order:
+ *   exporter:  sd_remote_export -> (descriptor travels) ... -> sd_remote_export_free
+ *   importer:  sd_remote_import -> sd_remote_read/write ... -> sd_remote_release
+ * sd_remote_export_free() revokes the export: later imports fail, and so do
+ * later accesses of existing imports (an access racing the revoke may still
+ * complete, as a DMA in flight would).
+ *
+ * Errors (every failed check touches neither process's memory):
+ *   INVALID_VALUE        NULL/zero arguments; a truncated, oversized, corrupted
+ *                        or forged descriptor (one that does not match a live
+ *                        export of the named process); a range outside the
+ *                        export.
+ *   UNSUPPORTED_VERSION  a descriptor of another layout version.
+ *   NOT_PERMITTED        descriptor of another card, or of this same side; an
+ *                        exporter owned by another user; a write to a
+ *                        read-only export (or a read of an export with no PCI
+ *                        right); the kernel refuses cross-process access
+ *                        (ptrace policy) with both mechanisms.
+ *   NOT_FOUND            at import: the exporter process has exited (or its
+ *                        pid now names another process), or it revoked the
+ *                        export (INVALID_VALUE once the exporter reused the
+ *                        revoked record's memory); at access: the export
+ *                        was revoked.
+ *   CONNECTION_RESET     at access: the exporter died (before or during it).
+ *   IO_FAILED            at access: the exporter unmapped memory it still
+ *                        exports (the range is no longer readable/writable).
+ *
+ * Both processes must share a pid namespace (the descriptor names a pid).
+ *
+ * Security: both processes run as the same user (the fabric's rule, checked
+ * at import). The token, the card/side checks and the live-export check stop
+ * accidental misuse (stale, mistyped, corrupted or crossed descriptors); they
+ * do not stop a hostile process of the same user, which can ptrace or read
+ * /proc/<pid>/mem of the exporter anyway.
+ *
+ * Threading: an import is immutable after sd_remote_import(); any number of
+ * threads may call sd_remote_read/write on it concurrently, but not
+ * concurrently with sd_remote_release(). sd_remote_export/_free are
+ * thread-safe.
+ *
+ * Implemented in src/fabric/remote_mem.c.
+ */
+#ifndef SD_REMOTE_H_
+#define SD_REMOTE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#include "sd_dev.h"
+
+/* ---- descriptor (the bytes that travel) -------------------------------- */
+
+#define SD_REMOTE_DESC_MAGIC 0x58524453u /* "SDRX" little-endian */
+#define SD_REMOTE_DESC_VERSION 1u
+#define SD_REMOTE_PCI_MAX 16
+#define SD_REMOTE_TOKEN_LEN 16
+
+struct sd_remote_desc {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t size;          /* sizeof(struct sd_remote_desc) */
+	uint32_t card;          /* emulated card of the exporter */
+	uint8_t side;           /* enum sd_side of the exporter */
+	uint8_t reserved0[3];   /* zero */
+	uint32_t access;        /* enum doca_access_flag bits of the exported mmap */
+	uint32_t pid;           /* exporter */
+	uint64_t start_time;    /* exporter's start, clock ticks after boot (/proc/<pid>/stat field 22) */
+	uint64_t addr;          /* exported range, exporter's addresses */
+	uint64_t len;
+	uint64_t record;        /* exporter's address of its live-export record */
+	uint8_t token[SD_REMOTE_TOKEN_LEN]; /* random, per export */
+	char pci[SD_REMOTE_PCI_MAX];        /* exporter's PCI function, NUL-terminated */
+	uint64_t checksum;      /* FNV-1a 64 of every byte before this field */
+};
+
+#define SD_REMOTE_DESC_SIZE 96u
+_Static_assert(sizeof(struct sd_remote_desc) == SD_REMOTE_DESC_SIZE, "remote descriptor is 96 bytes");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, magic) == 0, "magic at 0");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, version) == 4, "version at 4");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, size) == 6, "size at 6");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, card) == 8, "card at 8");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, side) == 12, "side at 12");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, access) == 16, "access at 16");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, pid) == 20, "pid at 20");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, start_time) == 24, "start_time at 24");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, addr) == 32, "addr at 32");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, len) == 40, "len at 40");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, record) == 48, "record at 48");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, token) == 56, "token at 56");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, pci) == 72, "pci at 72");
+_Static_assert(__builtin_offsetof(struct sd_remote_desc, checksum) == 88, "checksum at 88");
+
+/* FNV-1a 64 over the descriptor's bytes before `checksum`. */
+uint64_t sd_remote_desc_checksum(const struct sd_remote_desc *d);
+
+/* ---- exporter side ------------------------------------------------------ */
+
+/*
+ * Export [addr, addr+len) with `access` (doca_access_flag bits; at least one
+ * of PCI_READ_ONLY / PCI_READ_WRITE, else NOT_PERMITTED) as the memory of
+ * (card, side, pci_addr). *desc gets one allocation of which the first
+ * *desc_len (= SD_REMOTE_DESC_SIZE) bytes are the descriptor; free it with
+ * sd_remote_export_free() (which revokes the export), not free().
+ * Called from doca_mmap_export_pci() on a started mmap.
+ */
+doca_error_t sd_remote_export(void *addr, size_t len, uint32_t access, uint32_t card, enum sd_side side,
+			      const char *pci_addr, void **desc, size_t *desc_len);
+/* Revoke and free a descriptor from sd_remote_export(). NULL is a no-op. */
+void sd_remote_export_free(void *desc);
+
+/* ---- importer side ------------------------------------------------------ */
+
+struct sd_remote;
+
+/*
+ * Check a descriptor and open the exporter's memory. my_card/my_side: the
+ * importing device's card (sd_dev_card) and this process's side (sd_side);
+ * the exporter must be the other side of the same card.
+ */
+doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
+			      struct sd_remote **out);
+/* Close an import. NULL is a no-op. */
+void sd_remote_release(struct sd_remote *r);
+
+/* The exported range (exporter's addresses: doca_bufs of a from-export mmap
+ * carry these, they are not dereferenceable here), its rights and origin. */
+uint64_t sd_remote_addr(const struct sd_remote *r);
+size_t sd_remote_len(const struct sd_remote *r);
+uint32_t sd_remote_access(const struct sd_remote *r);
+uint32_t sd_remote_card(const struct sd_remote *r);
+enum sd_side sd_remote_side(const struct sd_remote *r);
+const char *sd_remote_pci(const struct sd_remote *r);
+int sd_remote_pid(const struct sd_remote *r);
+/* Is [remote_addr, remote_addr+len) inside the export? */
+bool sd_remote_contains(const struct sd_remote *r, uint64_t remote_addr, size_t len);
+/* May the importer read / write it (PCI_READ_ONLY|PCI_READ_WRITE / PCI_READ_WRITE)? */
+bool sd_remote_can_read(const struct sd_remote *r);
+bool sd_remote_can_write(const struct sd_remote *r);
+/* "process_vm" or "proc_mem" (the fallback): for logs and tests. */
+const char *sd_remote_mechanism(const struct sd_remote *r);
+
+/* Copy len bytes between the export (at exporter address remote_addr) and
+ * local memory. len == 0 is a successful no-op. Checks (bounds, rights,
+ * export still live) happen before any byte moves. */
+doca_error_t sd_remote_read(struct sd_remote *r, uint64_t remote_addr, void *local, size_t len);
+doca_error_t sd_remote_write(struct sd_remote *r, uint64_t remote_addr, const void *local, size_t len);
+
+#endif /* SD_REMOTE_H_ */
