@@ -369,9 +369,7 @@ static void stop_fast_path_ctx(struct cc_ctx *cc, struct doca_ctx *ctx, struct d
 	if (doca_ctx_get_state(ctx, &state) != DOCA_SUCCESS || state == DOCA_CTX_STATE_IDLE)
 		return;
 	if (state != DOCA_CTX_STATE_STOPPING) {
-		pthread_mutex_lock(&cc->ctrl_lock);
 		result = doca_ctx_stop(ctx);
-		pthread_mutex_unlock(&cc->ctrl_lock);
 		if (result != DOCA_SUCCESS && result != DOCA_ERROR_IN_PROGRESS)
 			DOCA_LOG_ERR("Failed to stop fast path context: %s", doca_error_get_descr(result));
 	}
@@ -404,20 +402,10 @@ static doca_error_t wait_running(struct doca_ctx *ctx, struct doca_pe *pe, struc
 	}
 }
 
-/* Enter a section that uses the connection; false (lock not held) once the run is aborted. */
-static bool conn_section_enter(struct cc_ctx *cc)
+/* True once the run is aborted: do not start anything new on the connection. */
+static bool run_aborted(struct cc_ctx *cc)
 {
-	pthread_mutex_lock(&cc->ctrl_lock);
-	if (atomic_load(&cc->stop_all)) {
-		pthread_mutex_unlock(&cc->ctrl_lock);
-		return false;
-	}
-	return true;
-}
-
-static void conn_section_exit(struct cc_ctx *cc)
-{
-	pthread_mutex_unlock(&cc->ctrl_lock);
+	return atomic_load(&cc->stop_all);
 }
 
 /* ---- producer thread ---------------------------------------------------------- */
@@ -502,12 +490,13 @@ static doca_error_t producer_body(struct cc_ctx *cc)
 		DOCA_LOG_ERR("Failed to create producer progress engine: %s", doca_error_get_descr(result));
 		goto destroy_mem;
 	}
-	if (!conn_section_enter(cc)) {
+	if (run_aborted(cc)) {
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_pe;
 	}
+	pthread_mutex_lock(&cc->attach_lock);
 	result = doca_comch_producer_create(cc->comch_connection, &producer);
-	conn_section_exit(cc);
+	pthread_mutex_unlock(&cc->attach_lock);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create producer: %s", doca_error_get_descr(result));
 		goto destroy_pe;
@@ -529,12 +518,11 @@ static doca_error_t producer_body(struct cc_ctx *cc)
 		DOCA_LOG_ERR("Failed to set producer user data: %s", doca_error_get_descr(result));
 		goto destroy_producer;
 	}
-	if (!conn_section_enter(cc)) {
+	if (run_aborted(cc)) {
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_producer;
 	}
 	result = doca_ctx_start(pctx);
-	conn_section_exit(cc);
 	if (result != DOCA_SUCCESS && result != DOCA_ERROR_IN_PROGRESS) {
 		DOCA_LOG_ERR("Failed to start producer: %s", doca_error_get_descr(result));
 		goto destroy_producer;
@@ -604,9 +592,7 @@ stop_producer:
 	if (buf != NULL)
 		doca_buf_dec_refcount(buf, NULL);
 destroy_producer:
-	pthread_mutex_lock(&cc->ctrl_lock);
 	tmp = doca_comch_producer_destroy(producer);
-	pthread_mutex_unlock(&cc->ctrl_lock);
 	if (tmp != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to destroy producer: %s", doca_error_get_descr(tmp));
 		if (result == DOCA_SUCCESS)
@@ -761,12 +747,13 @@ static doca_error_t consumer_body(struct cc_ctx *cc)
 		DOCA_LOG_ERR("Failed to create consumer progress engine: %s", doca_error_get_descr(result));
 		goto destroy_mem;
 	}
-	if (!conn_section_enter(cc)) {
+	if (run_aborted(cc)) {
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_pe;
 	}
+	pthread_mutex_lock(&cc->attach_lock);
 	result = doca_comch_consumer_create(cc->comch_connection, lm.mmap, &consumer);
-	conn_section_exit(cc);
+	pthread_mutex_unlock(&cc->attach_lock);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create consumer: %s", doca_error_get_descr(result));
 		goto destroy_pe;
@@ -788,12 +775,11 @@ static doca_error_t consumer_body(struct cc_ctx *cc)
 		DOCA_LOG_ERR("Failed to set consumer user data: %s", doca_error_get_descr(result));
 		goto destroy_consumer;
 	}
-	if (!conn_section_enter(cc)) {
+	if (run_aborted(cc)) {
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_consumer;
 	}
 	result = doca_ctx_start(cctx);
-	conn_section_exit(cc);
 	if (result != DOCA_SUCCESS && result != DOCA_ERROR_IN_PROGRESS) {
 		DOCA_LOG_ERR("Failed to start consumer: %s", doca_error_get_descr(result));
 		goto destroy_consumer;
@@ -866,9 +852,7 @@ stop_consumer:
 		if (bufs[i] != NULL)
 			doca_buf_dec_refcount(bufs[i], NULL);
 destroy_consumer:
-	pthread_mutex_lock(&cc->ctrl_lock);
 	tmp = doca_comch_consumer_destroy(consumer);
-	pthread_mutex_unlock(&cc->ctrl_lock);
 	if (tmp != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to destroy consumer: %s", doca_error_get_descr(tmp));
 		if (result == DOCA_SUCCESS)
@@ -962,33 +946,33 @@ doca_error_t sc_start(struct comch_cfg *comch_cfg, struct sc_config *cfg, struct
 	ctx->recv_msg_nb = atomic_load(&ctx->expected_msgs);
 	ctx->recv_msg_size = atomic_load(&ctx->expected_msg_size);
 
-	pthread_mutex_init(&ctx->ctrl_lock, NULL);
+	pthread_mutex_init(&ctx->attach_lock, NULL);
 	if (pthread_create(&producer_thread, NULL, run_producer, ctx) != 0) {
 		DOCA_LOG_ERR("Failed to start producer thread");
-		pthread_mutex_destroy(&ctx->ctrl_lock);
+		pthread_mutex_destroy(&ctx->attach_lock);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	if (pthread_create(&consumer_thread, NULL, run_consumer, ctx) != 0) {
 		DOCA_LOG_ERR("Failed to start consumer thread");
 		atomic_store(&ctx->stop_all, true);
 		pthread_join(producer_thread, NULL);
-		pthread_mutex_destroy(&ctx->ctrl_lock);
+		pthread_mutex_destroy(&ctx->attach_lock);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 
 	/* Comch carries the producer/consumer control messages: keep it progressing. */
 	while (!atomic_load(&ctx->producer_done) || !atomic_load(&ctx->consumer_done)) {
-		pthread_mutex_lock(&ctx->ctrl_lock);
+		pthread_mutex_lock(&ctx->attach_lock);
 		if (connected && !progress_control(ctx, "during the transfer")) {
 			connected = false;
 			atomic_store(&ctx->stop_all, true);
 		}
-		pthread_mutex_unlock(&ctx->ctrl_lock);
+		pthread_mutex_unlock(&ctx->attach_lock);
 		sc_sleep();
 	}
 	pthread_join(producer_thread, NULL);
 	pthread_join(consumer_thread, NULL);
-	pthread_mutex_destroy(&ctx->ctrl_lock);
+	pthread_mutex_destroy(&ctx->attach_lock);
 
 	if (ctx->producer_result != DOCA_SUCCESS || ctx->consumer_result != DOCA_SUCCESS || !connected) {
 		if (ctx->producer_result != DOCA_SUCCESS)

@@ -102,6 +102,7 @@ static bool client_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 		conn->peer_max_msg = a.max_msg_size;
 	}
 	conn->handshaken = true;
+	conn->exposed = true;
 	atomic_store(&conn->alive, true);
 	c->conn = conn;
 	c->pending = NULL;
@@ -281,6 +282,13 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 
 	if (comch_client == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	err = sd_ctx_check_idle(&comch_client->ep.ctx);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (sd_comch_ep_in_use(&comch_client->ep)) {
+		SD_LOG_ERR("Comch client: cannot destroy while producers or consumers use its connection");
+		return DOCA_ERROR_IN_USE;
+	}
 	err = sd_ctx_fini(&comch_client->ep.ctx);
 	if (err != DOCA_SUCCESS)
 		return err;

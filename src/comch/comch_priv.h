@@ -3,13 +3,19 @@
  * connection.c). The fast path sees connections only through sd_comch.h.
  *
  * A server or client is an "endpoint" (struct sd_comch_ep, doca_ctx first)
- * owning a list of connections. Connections die (alive = false) but are
- * freed only when the endpoint stops, so a pointer the user still holds
- * answers NOT_CONNECTED instead of pointing at freed memory.
+ * owning a list of connections. Connections die (alive = false) but one the
+ * user was handed ("exposed") stays allocated, answering NOT_CONNECTED, while
+ * another thread may still hold it: a client's until the client is destroyed
+ * (its context fails to IDLE on its own when the peer dies, so its stop is no
+ * safe point); a server's until the server stops, unless producers/consumers
+ * still pin it (sd_comch_conn_ref), then until destroy. Destroy answers
+ * IN_USE while any connection is pinned. Never-exposed connections (failed
+ * handshakes) are freed at once.
  */
 #ifndef SD_COMCH_PRIV_H_
 #define SD_COMCH_PRIV_H_
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +54,10 @@ struct doca_comch_connection {
 	bool dead;                /* failed (alive is false for good) */
 	bool down_event_pending;  /* server: disconnect event to deliver */
 	bool watched;
+	bool exposed;             /* handed to the user (handshake done once) */
+	atomic_uint users;        /* producers/consumers pinning it */
+	pthread_mutex_t fp_lock;  /* fp_handler/fp_arg/fp_closed vs other threads */
+	bool fp_closed;           /* CLOSED delivered: no handler may attach */
 	uint64_t born_ns;
 	uint32_t peer_max_msg;
 	union doca_data user_data;
@@ -134,13 +144,17 @@ struct doca_comch_connection *sd_comch_conn_new(struct sd_comch_ep *ep, struct s
 void sd_comch_conn_fail(struct doca_comch_connection *conn, doca_error_t why, bool tell_peer);
 /* Remove and free one (dead) connection from its endpoint's list. */
 void sd_comch_conn_free(struct doca_comch_connection *conn);
+/* Free what a stop may free (see the top of this file). */
+void sd_comch_ep_reap(struct sd_comch_ep *ep);
+/* True while a producer/consumer pins one of ep's connections. */
+bool sd_comch_ep_in_use(const struct sd_comch_ep *ep);
 /* Receive and dispatch pending frames; returns events handled. */
 int sd_comch_conn_progress(struct doca_comch_connection *conn);
 /* Retry queued sends; returns tasks completed. */
 int sd_comch_ep_flush_queue(struct sd_comch_ep *ep);
 
 /* Stop hook body shared by server and client: fail every connection,
- * flush every queued send, free the connections, then stop_done (now, or
+ * flush every queued send, reap the connections, then stop_done (now, or
  * at the end of progress when called from inside it). */
 void sd_comch_ep_stop(struct sd_comch_ep *ep);
 /* Bracket a progress hook: defers stop_done while we are inside. */

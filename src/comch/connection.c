@@ -369,7 +369,9 @@ struct doca_comch_connection *sd_comch_conn_new(struct sd_comch_ep *ep, struct s
 	c->ep = ep;
 	c->link = link;
 	atomic_init(&c->alive, false);
+	atomic_init(&c->users, 0);
 	atomic_init(&c->next_consumer_id, 1);
+	pthread_mutex_init(&c->fp_lock, NULL);
 	c->born_ns = sd_now_ns();
 	c->next = ep->conns;
 	ep->conns = c;
@@ -382,6 +384,8 @@ void sd_comch_conn_fail(struct doca_comch_connection *conn, doca_error_t why, bo
 {
 	struct sd_comch_ep *ep = conn->ep;
 	bool was_up = conn->handshaken;
+	sd_comch_fp_handler_t h;
+	void *arg;
 
 	if (conn->dead)
 		return;
@@ -395,12 +399,16 @@ void sd_comch_conn_fail(struct doca_comch_connection *conn, doca_error_t why, bo
 	}
 	sd_link_close(conn->link);
 	fail_queued(ep, conn, why);
-	if (conn->fp_handler != NULL) {
-		sd_comch_fp_handler_t h = conn->fp_handler;
-
-		conn->fp_handler = NULL;
-		h(conn, SD_COMCH_FP_CLOSED, NULL, 0, -1, conn->fp_arg);
-	}
+	/* A producer/consumer thread may be attaching right now: after this
+	 * either it sees fp_closed, or its handler gets CLOSED. */
+	pthread_mutex_lock(&conn->fp_lock);
+	h = conn->fp_handler;
+	arg = conn->fp_arg;
+	conn->fp_handler = NULL;
+	conn->fp_closed = true;
+	pthread_mutex_unlock(&conn->fp_lock);
+	if (h != NULL)
+		h(conn, SD_COMCH_FP_CLOSED, NULL, 0, -1, arg);
 	if (was_up && ep->eops->conn_down != NULL)
 		ep->eops->conn_down(ep, conn, why);
 }
@@ -418,7 +426,29 @@ void sd_comch_conn_free(struct doca_comch_connection *conn)
 		}
 	}
 	sd_link_destroy(conn->link);
+	pthread_mutex_destroy(&conn->fp_lock);
 	free(conn);
+}
+
+void sd_comch_ep_reap(struct sd_comch_ep *ep)
+{
+	struct doca_comch_connection *c, *next;
+
+	for (c = ep->conns; c != NULL; c = next) {
+		next = c->next;
+		if (!c->exposed || (ep->is_server && atomic_load(&c->users) == 0))
+			sd_comch_conn_free(c);
+	}
+}
+
+bool sd_comch_ep_in_use(const struct sd_comch_ep *ep)
+{
+	const struct doca_comch_connection *c;
+
+	for (c = ep->conns; c != NULL; c = c->next)
+		if (atomic_load(&c->users) != 0)
+			return true;
+	return false;
 }
 
 int sd_comch_conn_progress(struct doca_comch_connection *conn)
@@ -475,12 +505,20 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 			SD_LOG_DBG("Comch connection: peer disconnected");
 			sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
 			return n;
-		default: /* fast-path kinds (checked by the frame parser) */
-			if (conn->handshaken && conn->fp_handler != NULL)
-				conn->fp_handler(conn, v.type, v.body, v.length, fd, conn->fp_arg);
+		default: { /* fast-path kinds (checked by the frame parser) */
+			sd_comch_fp_handler_t h;
+			void *arg;
+
+			pthread_mutex_lock(&conn->fp_lock);
+			h = conn->fp_handler;
+			arg = conn->fp_arg;
+			pthread_mutex_unlock(&conn->fp_lock);
+			if (conn->handshaken && h != NULL)
+				h(conn, v.type, v.body, v.length, fd, arg);
 			else if (fd >= 0)
 				close(fd);
 			break;
+		}
 		}
 	}
 	return n;
@@ -506,8 +544,7 @@ void sd_comch_ep_stop(struct sd_comch_ep *ep)
 		ep->stop_pending = true;
 		return;
 	}
-	while (ep->conns != NULL)
-		sd_comch_conn_free(ep->conns);
+	sd_comch_ep_reap(ep);
 	sd_ctx_stop_done(&ep->ctx);
 }
 
@@ -521,8 +558,7 @@ void sd_comch_ep_progress_leave(struct sd_comch_ep *ep)
 	if (--ep->in_progress > 0 || !ep->stop_pending)
 		return;
 	ep->stop_pending = false;
-	while (ep->conns != NULL)
-		sd_comch_conn_free(ep->conns);
+	sd_comch_ep_reap(ep);
 	sd_ctx_stop_done(&ep->ctx);
 }
 
@@ -581,12 +617,44 @@ doca_error_t doca_comch_connection_get_counter(const struct doca_comch_connectio
 
 /* ---- the fast-path seam (sd_comch.h) ------------------------------------ */
 
+bool sd_comch_conn_fp_attach(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg)
+{
+	bool ok;
+
+	if (conn == NULL)
+		return false;
+	pthread_mutex_lock(&conn->fp_lock);
+	ok = handler == NULL || !conn->fp_closed;
+	if (ok) {
+		conn->fp_handler = handler;
+		conn->fp_arg = arg;
+	}
+	pthread_mutex_unlock(&conn->fp_lock);
+	return ok && handler != NULL;
+}
+
 void sd_comch_conn_fp_set_handler(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg)
 {
+	(void)sd_comch_conn_fp_attach(conn, handler, arg);
+}
+
+void sd_comch_conn_ref(struct doca_comch_connection *conn)
+{
+	if (conn != NULL)
+		atomic_fetch_add(&conn->users, 1);
+}
+
+void sd_comch_conn_unref(struct doca_comch_connection *conn)
+{
+	unsigned int n;
+
 	if (conn == NULL)
 		return;
-	conn->fp_handler = conn->dead ? NULL : handler;
-	conn->fp_arg = arg;
+	n = atomic_load(&conn->users);
+	while (n > 0 && !atomic_compare_exchange_weak(&conn->users, &n, n - 1))
+		;
+	if (n == 0)
+		SD_LOG_ERR("Comch connection released more often than taken");
 }
 
 void **sd_comch_conn_fp_slot(struct doca_comch_connection *conn)

@@ -98,6 +98,7 @@ static bool server_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 		return false;
 	}
 	conn->handshaken = true;
+	conn->exposed = true;
 	atomic_store(&conn->alive, true);
 	SD_LOG_INFO("Comch server \"%s\": client pid %d connected", ep->name, (int)conn->link->peer_pid);
 	if (s->connect_cb != NULL)
@@ -187,7 +188,7 @@ static int server_progress(struct doca_ctx *ctx)
 				s->disconnect_cb(&ep->ev_conn, c, 1);
 		}
 		/* Never-accepted peers were never seen by the user: free them now. */
-		if (c->dead && !c->handshaken && !c->down_event_pending && !ep->stop_pending)
+		if (c->dead && !c->exposed && !c->down_event_pending && !ep->stop_pending)
 			sd_comch_conn_free(c);
 	}
 	n += sd_comch_ep_flush_queue(ep);
@@ -254,6 +255,14 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 
 	if (comch_server == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	err = sd_ctx_check_idle(&comch_server->ep.ctx);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (sd_comch_ep_in_use(&comch_server->ep)) {
+		SD_LOG_ERR("Comch server \"%s\": cannot destroy while producers or consumers use its connections",
+			   comch_server->ep.name);
+		return DOCA_ERROR_IN_USE;
+	}
 	err = sd_ctx_fini(&comch_server->ep.ctx);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -321,6 +330,11 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 		return DOCA_ERROR_BAD_STATE;
 	if (connection->dead || !connection->handshaken)
 		return DOCA_ERROR_NOT_CONNECTED;
+	if (atomic_load(&connection->users) != 0) {
+		SD_LOG_ERR("Comch server \"%s\": cannot disconnect a connection producers or consumers still use",
+			   comch_server->ep.name);
+		return DOCA_ERROR_IN_USE;
+	}
 	sd_comch_conn_fail(connection, DOCA_ERROR_NOT_CONNECTED, true);
 	return DOCA_SUCCESS;
 }

@@ -15,22 +15,27 @@
  * Threading:
  *  - The handler runs on the thread that progresses the connection (the PE of
  *    the server or client context that owns it), from doca_pe_progress.
- *  - sd_comch_conn_fp_send, sd_comch_conn_is_alive and
- *    sd_comch_conn_alloc_consumer_id are thread-safe.
+ *  - sd_comch_conn_fp_send, sd_comch_conn_is_alive, sd_comch_conn_dev,
+ *    sd_comch_conn_pe, sd_comch_conn_alloc_consumer_id,
+ *    sd_comch_conn_ref/_unref and sd_comch_conn_fp_attach are thread-safe
+ *    (on any connection the user was handed, see Lifetime).
  *  - sd_comch_conn_raise_consumer_event must be called on the connection's
  *    thread (normally from within the handler).
- *  - sd_comch_conn_fp_set_handler and sd_comch_conn_fp_slot: on the
- *    connection's thread, or while the connection cannot be progressed
- *    concurrently (the fast path's producers/consumers attach from their own
- *    ctx start; the slot itself is a plain pointer, synchronise through it as
- *    you need).
+ *  - sd_comch_conn_fp_set_handler is safe from any thread against the
+ *    connection's death (prefer sd_comch_conn_fp_attach, which says whether
+ *    CLOSED will follow); detaching (NULL) from another thread does not wait
+ *    for a handler call in flight. sd_comch_conn_fp_slot is a plain pointer:
+ *    synchronise through it as you need.
  *
  * Lifetime: when the connection dies (peer death, disconnect, server/client
  * stop or destroy) the handler is called once with kind SD_COMCH_FP_CLOSED,
- * body NULL, len 0, fd -1, before the connection object is freed. After that
- * call the connection pointer must not be used by the fast path except
- * through... nothing: drop it. sd_comch_conn_fp_send on a dead (but not yet
- * freed) connection answers DOCA_ERROR_NOT_CONNECTED.
+ * body NULL, len 0, fd -1. The memory of a connection handed to the user
+ * stays valid after its death (every call above answers "dead":
+ * is_alive false, fp_send NOT_CONNECTED, fp_attach false): a client's until
+ * the client is destroyed; a server's until the server stops, or, while
+ * pinned with sd_comch_conn_ref, until the server is destroyed. A producer or
+ * consumer pins its connection from create to destroy; the owner's destroy
+ * (and doca_comch_server_disconnect) answers IN_USE while it is pinned.
  *
  * Implemented in src/comch/connection.c.
  */
@@ -60,6 +65,19 @@ typedef void (*sd_comch_fp_handler_t)(struct doca_comch_connection *conn, uint16
 /* One dispatcher per connection (NULL handler detaches). If no handler is set
  * when a fast-path frame arrives, the frame is dropped (and its fd closed). */
 void sd_comch_conn_fp_set_handler(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg);
+
+/* Like sd_comch_conn_fp_set_handler, from any thread, and telling the
+ * outcome: true if the handler is installed (it WILL get
+ * SD_COMCH_FP_CLOSED exactly once later), false if the connection is
+ * already closed (nothing installed, no CLOSED will come) or handler is
+ * NULL. */
+bool sd_comch_conn_fp_attach(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg);
+
+/* Pin / unpin the connection (any thread): a producer/consumer takes one in
+ * its create (before anything else touches the connection) and drops it in
+ * its destroy. */
+void sd_comch_conn_ref(struct doca_comch_connection *conn);
+void sd_comch_conn_unref(struct doca_comch_connection *conn);
 
 /* Slot for the fast path's per-connection state (initially NULL). */
 void **sd_comch_conn_fp_slot(struct doca_comch_connection *conn);
