@@ -534,7 +534,8 @@ doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_car
 	}
 	err = proc_identity((pid_t)d.pid, &start, &uid);
 	if (err == DOCA_ERROR_NOT_FOUND || (err == DOCA_SUCCESS && start != d.start_time)) {
-		SD_LOG_ERR("import: exporter process %u has exited", d.pid);
+		SD_LOG_ERR("import: exporter process %u has exited%s", d.pid,
+			   err == DOCA_SUCCESS ? " (its pid now names another process)" : "");
 		return DOCA_ERROR_NOT_FOUND;
 	}
 	if (err != DOCA_SUCCESS) {
