@@ -121,11 +121,17 @@ static inline struct sd_comch_ep *sd_comch_ep_of_ctx(struct doca_ctx *ctx)
 
 doca_error_t sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doca_dev *dev, const char *name,
 			      const struct sd_ctx_ops *ops, const struct sd_comch_ep_ops *eops);
-void sd_comch_ep_fini(struct sd_comch_ep *ep);
+/* The destroy of a server/client: BAD_STATE unless IDLE, IN_USE while a
+ * connection is pinned (nothing freed), else frees every connection. */
+doca_error_t sd_comch_ep_fini(struct sd_comch_ep *ep);
 doca_error_t sd_comch_ep_check_name(const struct doca_dev *dev, const char *name);
 
 doca_error_t sd_comch_ep_set_max_msg_size(struct sd_comch_ep *ep, uint32_t size);
 doca_error_t sd_comch_ep_set_recv_queue_size(struct sd_comch_ep *ep, uint32_t size);
+/* Getters behind the public ones: ep NULL -> INVALID_VALUE. */
+doca_error_t sd_comch_ep_get_max_msg_size(const struct sd_comch_ep *ep, uint32_t *size);
+doca_error_t sd_comch_ep_get_recv_queue_size(const struct sd_comch_ep *ep, uint32_t *size);
+doca_error_t sd_comch_ep_get_device(const struct sd_comch_ep *ep, struct doca_dev **dev);
 doca_error_t sd_comch_ep_task_send_set_conf(struct sd_comch_ep *ep, doca_comch_task_send_completion_cb_t ok,
 					    doca_comch_task_send_completion_cb_t err, uint32_t num);
 doca_error_t sd_comch_ep_task_send_alloc_init(struct sd_comch_ep *ep, struct doca_comch_connection *peer,

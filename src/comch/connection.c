@@ -110,41 +110,74 @@ doca_error_t sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doc
 	return DOCA_SUCCESS;
 }
 
-void sd_comch_ep_fini(struct sd_comch_ep *ep)
+doca_error_t sd_comch_ep_fini(struct sd_comch_ep *ep)
 {
+	doca_error_t err = sd_ctx_check_idle(&ep->ctx);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (sd_comch_ep_in_use(ep)) {
+		SD_LOG_ERR("Comch %s \"%s\": cannot destroy while producers or consumers use its connections",
+			   ep->is_server ? "server" : "client", ep->name);
+		return DOCA_ERROR_IN_USE;
+	}
+	err = sd_ctx_fini(&ep->ctx);
+	if (err != DOCA_SUCCESS)
+		return err;
 	while (ep->conns != NULL)
 		sd_comch_conn_free(ep->conns);
 	sd_dev_put(ep->dev);
 	free(ep->rxbuf);
 	ep->rxbuf = NULL;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t set_size(struct sd_comch_ep *ep, const char *what, uint32_t size, uint32_t max, uint32_t *field)
+{
+	doca_error_t err = sd_ctx_check_idle(&ep->ctx);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (size == 0 || size > max) {
+		SD_LOG_ERR("Comch %s %u is out of range (1..%u)", what, size, max);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*field = size;
+	return DOCA_SUCCESS;
 }
 
 doca_error_t sd_comch_ep_set_max_msg_size(struct sd_comch_ep *ep, uint32_t size)
 {
-	doca_error_t err = sd_ctx_check_idle(&ep->ctx);
-
-	if (err != DOCA_SUCCESS)
-		return err;
-	if (size == 0 || size > ep->cap_max_msg) {
-		SD_LOG_ERR("Comch max message size %u is out of range (1..%u)", size, ep->cap_max_msg);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	ep->max_msg_size = size;
-	return DOCA_SUCCESS;
+	return set_size(ep, "max message size", size, ep->cap_max_msg, &ep->max_msg_size);
 }
 
 doca_error_t sd_comch_ep_set_recv_queue_size(struct sd_comch_ep *ep, uint32_t size)
 {
-	const struct sd_caps *c = sd_dev_caps(ep->dev);
-	doca_error_t err = sd_ctx_check_idle(&ep->ctx);
+	return set_size(ep, "recv queue size", size, sd_dev_caps(ep->dev)->comch_max_recv_queue_size,
+			&ep->recv_queue_size);
+}
 
-	if (err != DOCA_SUCCESS)
-		return err;
-	if (size == 0 || size > c->comch_max_recv_queue_size) {
-		SD_LOG_ERR("Comch recv queue size %u is out of range (1..%u)", size, c->comch_max_recv_queue_size);
+doca_error_t sd_comch_ep_get_max_msg_size(const struct sd_comch_ep *ep, uint32_t *size)
+{
+	if (ep == NULL || size == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	}
-	ep->recv_queue_size = size;
+	*size = ep->max_msg_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_comch_ep_get_recv_queue_size(const struct sd_comch_ep *ep, uint32_t *size)
+{
+	if (ep == NULL || size == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*size = ep->recv_queue_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_comch_ep_get_device(const struct sd_comch_ep *ep, struct doca_dev **dev)
+{
+	if (ep == NULL || dev == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*dev = ep->dev;
 	return DOCA_SUCCESS;
 }
 

@@ -255,18 +255,9 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 
 	if (comch_server == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	err = sd_ctx_check_idle(&comch_server->ep.ctx);
+	err = sd_comch_ep_fini(&comch_server->ep);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (sd_comch_ep_in_use(&comch_server->ep)) {
-		SD_LOG_ERR("Comch server \"%s\": cannot destroy while producers or consumers use its connections",
-			   comch_server->ep.name);
-		return DOCA_ERROR_IN_USE;
-	}
-	err = sd_ctx_fini(&comch_server->ep.ctx);
-	if (err != DOCA_SUCCESS)
-		return err;
-	sd_comch_ep_fini(&comch_server->ep);
 	sd_dev_rep_put(comch_server->rep);
 	free(comch_server);
 	return DOCA_SUCCESS;
@@ -279,10 +270,7 @@ doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_
 
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	if (comch_server == NULL || size == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	*size = comch_server->ep.max_msg_size;
-	return DOCA_SUCCESS;
+	return sd_comch_ep_get_max_msg_size(comch_server == NULL ? NULL : &comch_server->ep, size);
 }
 
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size)
@@ -293,18 +281,12 @@ doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *com
 
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	if (comch_server == NULL || size == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	*size = comch_server->ep.recv_queue_size;
-	return DOCA_SUCCESS;
+	return sd_comch_ep_get_recv_queue_size(comch_server == NULL ? NULL : &comch_server->ep, size);
 }
 
 doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev)
 {
-	if (comch_server == NULL || dev == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	*dev = comch_server->ep.dev;
-	return DOCA_SUCCESS;
+	return sd_comch_ep_get_device(comch_server == NULL ? NULL : &comch_server->ep, dev);
 }
 
 doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server,

@@ -1,0 +1,597 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <doca_comch_consumer.h>
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+#include "fastpath.h"
+#include "sd_comch.h"
+#include "sd_ctx.h"
+#include "sd_dev.h"
+#include "sd_log.h"
+#include "sd_mem.h"
+
+SD_LOG_REGISTER(COMCH_CONSUMER);
+
+/* Messages handed over per progress call, so one busy consumer cannot
+ * starve the other contexts of its PE. */
+#define SD_FP_RX_BATCH 256u
+/* Empty polls before a consumer asks producers for a wake-up. */
+#define SD_FP_ARM_AFTER 64u
+
+struct posted {
+	struct doca_comch_consumer_task_post_recv *task;
+	uint32_t cap;
+};
+
+struct doca_comch_consumer {
+	struct doca_ctx ctx; /* first: to_consumer() */
+	struct sd_task_class recv_cls;
+	struct sd_fp_conn *st;
+	struct doca_mmap *mmap;
+	uint32_t id;
+	uint32_t imm_len;
+	uint32_t max_buf_size;
+	uint32_t max_tasks;
+	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb;
+	doca_comch_consumer_task_post_recv_completion_cb_t err_cb;
+	/* while started */
+	int fd;
+	int evfd;     /* producers signal it when we asked for a wake-up */
+	bool armed;
+	uint32_t idle_polls;
+	void *base;
+	size_t size;
+	struct sd_fp_rx rx;
+	struct posted *q; /* FIFO of posted buffers, rx.p.qcap entries */
+	uint64_t q_head, q_tail;
+	bool announced;
+	bool broken;  /* the peer wrote garbage */
+	bool failed;  /* a failure was already reported to the core */
+};
+
+struct doca_comch_consumer_task_post_recv {
+	struct doca_task base; /* first */
+	struct doca_buf *buf;
+	uint32_t producer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_FP_MAX_IMM];
+};
+
+static inline struct doca_comch_consumer *to_consumer(struct doca_ctx *ctx)
+{
+	return (struct doca_comch_consumer *)ctx;
+}
+
+static void region_release(struct doca_comch_consumer *c)
+{
+	if (c->evfd >= 0)
+		sd_pe_unwatch_fd(c->ctx.pe, c->evfd);
+	if (c->announced) {
+		/* withdraw closes the fds it kept for re-announcements */
+		sd_fp_conn_withdraw(c->st, c->id);
+		c->announced = false;
+	} else {
+		if (c->fd >= 0)
+			close(c->fd);
+		if (c->evfd >= 0)
+			close(c->evfd);
+	}
+	c->fd = -1;
+	c->evfd = -1;
+	c->armed = false;
+	c->idle_polls = 0;
+	if (c->base != NULL)
+		munmap(c->base, c->size);
+	c->base = NULL;
+	free(c->q);
+	c->q = NULL;
+	c->q_head = c->q_tail = 0;
+}
+
+static doca_error_t consumer_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = to_consumer(ctx);
+	struct sd_fp_params p;
+	uint64_t max_msg;
+	doca_error_t r;
+
+	if (!c->recv_cls.configured) {
+		SD_LOG_ERR("consumer %u: post_recv task not configured", c->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (sd_fp_conn_closed(c->st)) {
+		SD_LOG_ERR("consumer %u: connection is gone", c->id);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	if (!sd_mmap_is_started(c->mmap)) {
+		SD_LOG_ERR("consumer %u: mmap is not started", c->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	max_msg = sd_mmap_len(c->mmap);
+	if (max_msg > c->max_buf_size)
+		max_msg = c->max_buf_size;
+	if (max_msg == 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	sd_fp_params_fill(&p, c->id, c->recv_cls.capacity, (uint32_t)max_msg, c->imm_len);
+	c->size = sd_fp_region_size(&p);
+	c->fd = memfd_create("softdoca-comch-consumer", MFD_CLOEXEC);
+	if (c->fd < 0) {
+		SD_LOG_ERR("consumer %u: memfd_create failed: %s", c->id, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	if (ftruncate(c->fd, (off_t)c->size) != 0) {
+		SD_LOG_ERR("consumer %u: sizing the shared region failed: %s", c->id, strerror(errno));
+		r = DOCA_ERROR_NO_MEMORY;
+		goto err;
+	}
+	c->base = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	if (c->base == MAP_FAILED) {
+		c->base = NULL;
+		r = DOCA_ERROR_NO_MEMORY;
+		goto err;
+	}
+	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->evfd < 0) {
+		r = DOCA_ERROR_OPERATING_SYSTEM;
+		goto err;
+	}
+	r = sd_pe_watch_fd(c->ctx.pe, c->evfd);
+	if (r != DOCA_SUCCESS) {
+		close(c->evfd);
+		c->evfd = -1;
+		goto err;
+	}
+	c->q = calloc(p.qcap, sizeof(*c->q));
+	if (c->q == NULL) {
+		r = DOCA_ERROR_NO_MEMORY;
+		goto err;
+	}
+	sd_fp_region_init(c->base, c->size, &p, (uint32_t)getpid());
+	sd_fp_rx_init(&c->rx, c->base);
+	c->broken = false;
+	c->failed = false;
+	r = sd_fp_conn_announce(c->st, c->id, c->fd, c->evfd, c->size);
+	if (r != DOCA_SUCCESS) {
+		SD_LOG_ERR("consumer %u: announcing to the peer failed: %s", c->id, doca_error_get_name(r));
+		goto err;
+	}
+	c->announced = true;
+	return DOCA_SUCCESS;
+err:
+	region_release(c);
+	return r;
+}
+
+static void flush_posted(struct doca_comch_consumer *c, doca_error_t status)
+{
+	while (c->q_head != c->q_tail) {
+		struct posted *e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
+
+		c->q_head++;
+		sd_task_complete(&e->task->base, status);
+	}
+}
+
+static void consumer_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = to_consumer(ctx);
+	doca_error_t status = SD_TASK_FLUSHED_STATUS;
+
+	if (c->broken)
+		status = DOCA_ERROR_UNEXPECTED;
+	else if (sd_fp_conn_closed(c->st))
+		status = DOCA_ERROR_CONNECTION_RESET;
+	if (c->base != NULL) {
+		flush_posted(c, status);
+		sd_fp_rx_close(&c->rx);
+	}
+	region_release(c);
+	sd_ctx_stop_done(ctx);
+}
+
+static void fail(struct doca_comch_consumer *c)
+{
+	if (c->failed || c->ctx.state != DOCA_CTX_STATE_RUNNING)
+		return;
+	c->failed = true;
+	sd_ctx_fail(&c->ctx);
+}
+
+static int consumer_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = to_consumer(ctx);
+	struct sd_fp_msg m;
+	uint32_t n = 0;
+	int rc = 0;
+
+	if (c->base == NULL || ctx->state != DOCA_CTX_STATE_RUNNING)
+		return 0;
+	while (n < SD_FP_RX_BATCH && c->q_head != c->q_tail) {
+		struct posted *e;
+		struct doca_buf *b;
+
+		rc = sd_fp_rx_peek(&c->rx, &m);
+		if (rc <= 0)
+			break;
+		e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
+		if (m.len > e->cap) {
+			rc = -1;
+			break;
+		}
+		b = e->task->buf;
+		memcpy(b->data + b->data_len, m.payload, m.len);
+		b->data_len += m.len;
+		e->task->producer_id = m.producer_id;
+		e->task->imm_len = m.imm_len;
+		if (m.imm_len)
+			memcpy(e->task->imm, m.imm, m.imm_len);
+		sd_fp_rx_release(&c->rx);
+		c->q_head++;
+		sd_task_complete(&e->task->base, DOCA_SUCCESS);
+		n++;
+	}
+	if (rc < 0) {
+		SD_LOG_ERR("consumer %u: the peer wrote an invalid message into the shared ring; stopping", c->id);
+		c->broken = true;
+		fail(c);
+		return 1;
+	}
+	/* Messages published before the peer went away are still delivered. */
+	if (n == 0 && sd_fp_conn_closed(c->st) && !c->failed) {
+		SD_LOG_ERR("consumer %u: connection lost, stopping", c->id);
+		fail(c);
+		return 1;
+	}
+	if (n != 0) {
+		c->idle_polls = 0;
+		if (c->armed) {
+			c->armed = false;
+			sd_fp_rx_disarm(&c->rx);
+		}
+		return 1;
+	}
+	if (!c->armed && c->q_head != c->q_tail) {
+		uint64_t v;
+
+		/* A wake-up costs the producer a syscall: ask for one only
+		 * after a run of empty polls, and report those as activity so
+		 * that an event-driven program keeps progressing until then. */
+		if (++c->idle_polls < SD_FP_ARM_AFTER)
+			return 1;
+		/* Going idle with buffers posted: a program may now sleep on
+		 * the PE's notification handle, so ask for a wake-up. */
+		c->armed = true;
+		if (read(c->evfd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: nothing was pending */
+		}
+		if (sd_fp_rx_arm(&c->rx))
+			return 1;
+	}
+	return 0;
+}
+
+static const struct sd_ctx_ops consumer_ops = {
+	.start = consumer_start,
+	.stop = consumer_stop,
+	.progress = consumer_progress,
+};
+
+static doca_error_t recv_submit(struct doca_task *task)
+{
+	struct doca_comch_consumer_task_post_recv *t = (struct doca_comch_consumer_task_post_recv *)task;
+	struct doca_comch_consumer *c = to_consumer(task->cls->ctx);
+	struct doca_buf *b = t->buf;
+	struct posted *e;
+	size_t room;
+
+	if (c->base == NULL)
+		return DOCA_ERROR_BAD_STATE;
+	if (b == NULL || b->next != NULL || !sd_mmap_contains(c->mmap, b->addr, b->len))
+		return DOCA_ERROR_INVALID_VALUE;
+	if (b->data < b->addr || b->data + b->data_len > b->addr + b->len)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c->q_tail - c->q_head >= c->rx.p.qcap)
+		return DOCA_ERROR_AGAIN;
+	room = (size_t)(b->addr + b->len - (b->data + b->data_len));
+	if (room > UINT32_MAX)
+		room = UINT32_MAX;
+	t->producer_id = 0;
+	t->imm_len = 0;
+	e = &c->q[c->q_tail & (c->rx.p.qcap - 1)];
+	e->task = t;
+	e->cap = (uint32_t)room;
+	c->q_tail++;
+	sd_fp_rx_post(&c->rx, (uint32_t)room);
+	return DOCA_SUCCESS;
+}
+
+static void recv_deliver(struct doca_task *task)
+{
+	struct doca_comch_consumer *c = to_consumer(task->cls->ctx);
+	doca_comch_consumer_task_post_recv_completion_cb_t cb = task->status == DOCA_SUCCESS ? c->ok_cb : c->err_cb;
+
+	cb((struct doca_comch_consumer_task_post_recv *)task, task->user_data, c->ctx.user_data);
+}
+
+static const struct sd_task_class_ops recv_ops = {
+	.submit = recv_submit,
+	.deliver = recv_deliver,
+};
+
+doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
+					struct doca_comch_consumer **consumer)
+{
+	struct doca_comch_consumer *c;
+	const struct sd_caps *caps;
+	struct sd_fp_conn *st;
+	doca_error_t r;
+
+	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!sd_mmap_is_started(buf_mmap)) {
+		SD_LOG_ERR("consumer: mmap is not started");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	r = sd_fp_conn_get(comch_connection, &st);
+	if (r != DOCA_SUCCESS) {
+		SD_LOG_ERR("consumer: connection is not established");
+		return r;
+	}
+	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
+	if (caps == NULL || caps->consumer_max_buf_size == 0) {
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	pthread_mutex_lock(&st->lock);
+	if (caps->max_consumers_per_connection && st->nconsumers >= caps->max_consumers_per_connection) {
+		pthread_mutex_unlock(&st->lock);
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_FULL;
+	}
+	st->nconsumers++;
+	pthread_mutex_unlock(&st->lock);
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		pthread_mutex_lock(&st->lock);
+		st->nconsumers--;
+		pthread_mutex_unlock(&st->lock);
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	sd_ctx_init(&c->ctx, &consumer_ops, "comch_consumer");
+	sd_task_class_init(&c->recv_cls, &c->ctx, &recv_ops, "comch_consumer_post_recv",
+			   sizeof(struct doca_comch_consumer_task_post_recv));
+	c->st = st;
+	c->mmap = buf_mmap;
+	c->fd = -1;
+	c->evfd = -1;
+	c->id = sd_comch_conn_alloc_consumer_id(comch_connection);
+	c->imm_len = SD_FP_MAX_IMM;
+	c->max_buf_size = caps->consumer_max_buf_size;
+	c->max_tasks = caps->consumer_max_tasks;
+	*consumer = c;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
+{
+	struct sd_fp_conn *st;
+	doca_error_t r;
+
+	if (consumer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_fini(&consumer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	region_release(consumer);
+	st = consumer->st;
+	pthread_mutex_lock(&st->lock);
+	st->nconsumers--;
+	pthread_mutex_unlock(&st->lock);
+	sd_fp_conn_put(st);
+	free(consumer);
+	return DOCA_SUCCESS;
+}
+
+static const struct sd_caps *devinfo_caps(const struct doca_devinfo *devinfo)
+{
+	return devinfo == NULL ? NULL : sd_devinfo_caps(devinfo);
+}
+
+doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return c->consumer_max_buf_size ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
+{
+	if (consumer == NULL || id == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*id = consumer->id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_num_tasks == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_num_tasks = c->consumer_max_tasks;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_buf_size == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c->consumer_max_buf_size == 0)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_buf_size = c->consumer_max_buf_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							  uint32_t *max_buf_list_len)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_buf_list_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c->consumer_max_buf_size == 0)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_buf_list_len = 1;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_consumers == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_consumers = c->max_consumers_per_connection;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
+							  uint32_t *max_imm_data_len)
+{
+	if (devinfo_caps(devinfo) == NULL || max_imm_data_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_imm_data_len = SD_FP_MAX_IMM;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
+{
+	if (consumer == NULL || imm_data_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*imm_data_len = consumer->imm_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
+{
+	doca_error_t r;
+
+	if (consumer == NULL || imm_data_len > SD_FP_MAX_IMM)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&consumer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	consumer->imm_len = imm_data_len;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
+{
+	return consumer == NULL ? NULL : &consumer->ctx;
+}
+
+doca_error_t doca_comch_consumer_set_dev_num_recv(struct doca_comch_consumer *consumer, uint32_t dev_num_recv)
+{
+	if (consumer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_consumer_get_dpa_handle(struct doca_comch_consumer *consumer,
+						doca_dpa_dev_comch_consumer_t *dpa_consumer)
+{
+	if (consumer == NULL || dpa_consumer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_consumer_task_post_recv_set_conf(
+	struct doca_comch_consumer *consumer, doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
+	doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb, uint32_t num_post_recv_tasks)
+{
+	doca_error_t r;
+
+	if (consumer == NULL || task_completion_cb == NULL || task_error_cb == NULL || num_post_recv_tasks == 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&consumer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (consumer->max_tasks && num_post_recv_tasks > consumer->max_tasks) {
+		SD_LOG_ERR("consumer %u: %u post_recv tasks requested, max %u", consumer->id, num_post_recv_tasks,
+			   consumer->max_tasks);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	r = sd_task_class_conf(&consumer->recv_cls, num_post_recv_tasks);
+	if (r != DOCA_SUCCESS)
+		return r;
+	consumer->ok_cb = task_completion_cb;
+	consumer->err_cb = task_error_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consumer,
+							   struct doca_buf *buf,
+							   struct doca_comch_consumer_task_post_recv **task)
+{
+	struct doca_comch_consumer_task_post_recv *t;
+	struct doca_task *base;
+	doca_error_t r;
+
+	if (consumer == NULL || buf == NULL || task == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_task_alloc(&consumer->recv_cls, &base);
+	if (r != DOCA_SUCCESS)
+		return r;
+	t = (struct doca_comch_consumer_task_post_recv *)base;
+	t->buf = buf;
+	t->producer_id = 0;
+	t->imm_len = 0;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : task->buf;
+}
+
+void doca_comch_consumer_task_post_recv_set_buf(struct doca_comch_consumer_task_post_recv *task, struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+uint32_t doca_comch_consumer_task_post_recv_get_producer_id(const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? 0 : task->producer_id;
+}
+
+uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(const struct doca_comch_consumer_task_post_recv *task)
+{
+	if (task == NULL || task->imm_len == 0)
+		return NULL;
+	return (uint8_t *)task->imm;
+}
+
+uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? 0 : task->imm_len;
+}
+
+struct doca_task *doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task == NULL ? NULL : &task->base;
+}

@@ -1,0 +1,395 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fastpath.h"
+#include "sd_comch.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(COMCH_FASTPATH);
+
+/* Serialises attaching to a connection's slot between producer/consumer
+ * threads and the connection's own thread (CLOSED clears the slot). */
+static pthread_mutex_t g_attach = PTHREAD_MUTEX_INITIALIZER;
+
+static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd,
+			void *arg);
+
+static void remote_free(struct sd_fp_remote *r)
+{
+	if (r->tx.evfd >= 0)
+		close(r->tx.evfd);
+	if (r->base != NULL)
+		munmap(r->base, r->size);
+	free(r);
+}
+
+void sd_fp_remote_put(struct sd_fp_remote *r)
+{
+	if (r != NULL && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		remote_free(r);
+}
+
+struct sd_fp_remote *sd_fp_remote_get(struct sd_fp_conn *st, uint32_t id)
+{
+	struct sd_fp_remote *r;
+
+	pthread_mutex_lock(&st->lock);
+	for (r = st->remotes; r != NULL; r = r->next)
+		if (r->id == id && !sd_fp_remote_dead(r))
+			break;
+	if (r != NULL)
+		__atomic_add_fetch(&r->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&st->lock);
+	return r;
+}
+
+static void conn_free(struct sd_fp_conn *st)
+{
+	struct sd_fp_remote *r, *rn;
+	struct sd_fp_local *l, *ln;
+
+	for (r = st->remotes; r != NULL; r = rn) {
+		rn = r->next;
+		__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
+		sd_fp_remote_put(r);
+	}
+	for (l = st->locals; l != NULL; l = ln) {
+		ln = l->next;
+		close(l->fd);
+		close(l->evfd);
+		free(l);
+	}
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+void sd_fp_conn_put(struct sd_fp_conn *st)
+{
+	if (st != NULL && __atomic_sub_fetch(&st->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		conn_free(st);
+}
+
+doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_conn **out)
+{
+	struct sd_fp_conn *st;
+	void **slot;
+	doca_error_t r;
+
+	if (!sd_comch_conn_is_alive(conn))
+		return DOCA_ERROR_BAD_STATE;
+	pthread_mutex_lock(&g_attach);
+	slot = sd_comch_conn_fp_slot(conn);
+	if (slot == NULL) {
+		pthread_mutex_unlock(&g_attach);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	st = *slot;
+	if (st != NULL) {
+		__atomic_add_fetch(&st->refs, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&g_attach);
+		*out = st;
+		return DOCA_SUCCESS;
+	}
+	st = calloc(1, sizeof(*st));
+	if (st == NULL) {
+		pthread_mutex_unlock(&g_attach);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	pthread_mutex_init(&st->lock, NULL);
+	st->conn = conn;
+	st->dev = sd_comch_conn_dev(conn);
+	st->refs = 2; /* the connection's and the caller's */
+	*slot = st;
+	sd_comch_conn_fp_set_handler(conn, fp_dispatch, st);
+	if (!sd_comch_conn_is_alive(conn)) {
+		/* It died meanwhile. Whether the control path still delivers
+		 * CLOSED to a handler installed this late is unknowable here, so
+		 * the connection's reference stays (at worst a small leak in
+		 * this race, never a use after free). */
+		*slot = NULL;
+		__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&g_attach);
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	pthread_mutex_unlock(&g_attach);
+
+	/* Consumers the peer announced before we listened were dropped. */
+	r = sd_fp_conn_send(st, SD_FP_HELLO, NULL, 0, -1);
+	if (r != DOCA_SUCCESS && r != DOCA_ERROR_NOT_CONNECTED)
+		SD_LOG_WARN("fast path: hello to peer failed: %s", doca_error_get_name(r));
+	*out = st;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len, int fd)
+{
+	doca_error_t r = DOCA_ERROR_NOT_CONNECTED;
+
+	/* The lock orders us against CLOSED: the connection pointer is only
+	 * used while it is known to be alive. (The control path itself waits,
+	 * boundedly, when the link is momentarily full.) */
+	pthread_mutex_lock(&st->lock);
+	if (st->conn != NULL && st->closed == 0) /* both written under the lock */
+		r = sd_comch_conn_fp_send(st->conn, kind, body, len, fd);
+	pthread_mutex_unlock(&st->lock);
+	return r;
+}
+
+static doca_error_t send_local(struct sd_fp_conn *st, struct doca_comch_connection *conn, struct sd_fp_local *l)
+{
+	struct sd_fp_gone_body ev = {.consumer_id = l->id};
+	doca_error_t r;
+
+	/* conn != NULL: on the connection's thread with st->lock held */
+	if (conn != NULL)
+		r = sd_comch_conn_fp_send(conn, SD_FP_CONSUMER_NEW, &l->body, sizeof(l->body), l->fd);
+	else
+		r = sd_fp_conn_send(st, SD_FP_CONSUMER_NEW, &l->body, sizeof(l->body), l->fd);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (conn != NULL)
+		return sd_comch_conn_fp_send(conn, SD_FP_CONSUMER_EVFD, &ev, sizeof(ev), l->evfd);
+	return sd_fp_conn_send(st, SD_FP_CONSUMER_EVFD, &ev, sizeof(ev), l->evfd);
+}
+
+doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, uint64_t region_size)
+{
+	struct sd_fp_local *l = calloc(1, sizeof(*l));
+	doca_error_t r;
+
+	if (l == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	l->id = id;
+	l->fd = fd;
+	l->evfd = evfd;
+	l->body.version = SD_FP_VERSION;
+	l->body.consumer_id = id;
+	l->body.region_size = region_size;
+	pthread_mutex_lock(&st->lock);
+	l->next = st->locals;
+	st->locals = l;
+	pthread_mutex_unlock(&st->lock);
+	r = send_local(st, NULL, l);
+	if (r != DOCA_SUCCESS) {
+		pthread_mutex_lock(&st->lock);
+		for (struct sd_fp_local **pp = &st->locals; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == l) {
+				*pp = l->next;
+				break;
+			}
+		pthread_mutex_unlock(&st->lock);
+		free(l); /* the fds stay the caller's */
+	}
+	return r;
+}
+
+void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id)
+{
+	struct sd_fp_gone_body body = {.consumer_id = id};
+	struct sd_fp_local *l = NULL;
+
+	pthread_mutex_lock(&st->lock);
+	for (struct sd_fp_local **pp = &st->locals; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->id == id) {
+			l = *pp;
+			*pp = l->next;
+			break;
+		}
+	pthread_mutex_unlock(&st->lock);
+	if (l == NULL)
+		return;
+	close(l->fd);
+	close(l->evfd);
+	free(l);
+	(void)sd_fp_conn_send(st, SD_FP_CONSUMER_GONE, &body, sizeof(body), -1);
+}
+
+static void on_hello(struct sd_fp_conn *st, struct doca_comch_connection *conn)
+{
+	pthread_mutex_lock(&st->lock);
+	for (struct sd_fp_local *l = st->locals; l != NULL; l = l->next) {
+		doca_error_t r = send_local(st, conn, l);
+
+		if (r != DOCA_SUCCESS)
+			SD_LOG_DBG("fast path: re-announcing consumer %u failed: %s", l->id, doca_error_get_name(r));
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, const void *body, uint32_t len, int fd)
+{
+	struct sd_fp_new_body b;
+	struct sd_fp_params p;
+	struct sd_fp_remote *r, *it;
+	struct stat sb;
+	void *base;
+	doca_error_t e;
+
+	if (len != sizeof(b) || fd < 0 || body == NULL) {
+		SD_LOG_ERR("fast path: malformed consumer announcement (len %u, fd %d)", len, fd);
+		goto out_fd;
+	}
+	memcpy(&b, body, sizeof(b));
+	if (b.version != SD_FP_VERSION || b.consumer_id == 0) {
+		SD_LOG_ERR("fast path: consumer announcement of version %u id %u refused", b.version, b.consumer_id);
+		goto out_fd;
+	}
+	pthread_mutex_lock(&st->lock);
+	for (it = st->remotes; it != NULL; it = it->next)
+		if (it->id == b.consumer_id)
+			break;
+	pthread_mutex_unlock(&st->lock);
+	if (it != NULL)
+		goto out_fd; /* announced again after a HELLO: already known */
+	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size != b.region_size || b.region_size < sizeof(struct sd_fp_shm_hdr) ||
+	    b.region_size > SD_FP_MAX_RING + (64ull << 20)) {
+		SD_LOG_ERR("fast path: consumer %u region of bad size", b.consumer_id);
+		goto out_fd;
+	}
+	base = mmap(NULL, b.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		SD_LOG_ERR("fast path: mapping consumer %u region failed: %s", b.consumer_id, strerror(errno));
+		goto out_fd;
+	}
+	close(fd);
+	e = sd_fp_region_check(base, b.region_size, &p);
+	if (e != DOCA_SUCCESS || p.consumer_id != b.consumer_id) {
+		SD_LOG_ERR("fast path: consumer %u region refused: %s", b.consumer_id, doca_error_get_name(e));
+		munmap(base, b.region_size);
+		return;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		munmap(base, b.region_size);
+		return;
+	}
+	r->id = b.consumer_id;
+	r->refs = 1;
+	r->base = base;
+	r->size = b.region_size;
+	sd_fp_tx_init(&r->tx, base, &p);
+	pthread_mutex_lock(&st->lock);
+	r->next = st->remotes;
+	st->remotes = r;
+	pthread_mutex_unlock(&st->lock);
+	SD_LOG_DBG("fast path: peer consumer %u mapped (%zu bytes)", r->id, r->size);
+	sd_comch_conn_raise_consumer_event(conn, r->id, true);
+	return;
+out_fd:
+	if (fd >= 0)
+		close(fd);
+}
+
+static void on_gone(struct sd_fp_conn *st, struct doca_comch_connection *conn, const void *body, uint32_t len)
+{
+	struct sd_fp_gone_body b;
+	struct sd_fp_remote *r = NULL;
+
+	if (len != sizeof(b) || body == NULL)
+		return;
+	memcpy(&b, body, sizeof(b));
+	pthread_mutex_lock(&st->lock);
+	for (struct sd_fp_remote **pp = &st->remotes; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->id == b.consumer_id) {
+			r = *pp;
+			*pp = r->next;
+			break;
+		}
+	pthread_mutex_unlock(&st->lock);
+	if (r == NULL)
+		return;
+	__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
+	sd_comch_conn_raise_consumer_event(conn, r->id, false);
+	sd_fp_remote_put(r);
+}
+
+static void on_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, int fd)
+{
+	struct sd_fp_gone_body b;
+	struct sd_fp_remote *r;
+
+	if (len != sizeof(b) || body == NULL || fd < 0)
+		return;
+	memcpy(&b, body, sizeof(b));
+	pthread_mutex_lock(&st->lock);
+	for (r = st->remotes; r != NULL; r = r->next)
+		if (r->id == b.consumer_id)
+			break;
+	if (r != NULL && __atomic_load_n(&r->tx.evfd, __ATOMIC_ACQUIRE) < 0) {
+		__atomic_store_n(&r->tx.evfd, fd, __ATOMIC_RELEASE);
+		fd = -1; /* the remote owns it now */
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
+{
+	struct sd_fp_remote *list, *r, *rn;
+	void **slot;
+
+	pthread_mutex_lock(&g_attach);
+	slot = sd_comch_conn_fp_slot(conn);
+	if (slot != NULL && *slot == st)
+		*slot = NULL;
+	pthread_mutex_unlock(&g_attach);
+
+	pthread_mutex_lock(&st->lock);
+	__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
+	list = st->remotes;
+	st->remotes = NULL;
+	pthread_mutex_unlock(&st->lock);
+	/* The peer's consumers are gone with it: tell the owner while the
+	 * connection still exists. */
+	for (r = list; r != NULL; r = rn) {
+		rn = r->next;
+		__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
+		sd_comch_conn_raise_consumer_event(conn, r->id, false);
+		sd_fp_remote_put(r);
+	}
+	pthread_mutex_lock(&st->lock);
+	st->conn = NULL;
+	pthread_mutex_unlock(&st->lock);
+	sd_comch_conn_fp_set_handler(conn, NULL, NULL);
+	sd_fp_conn_put(st);
+}
+
+static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd,
+			void *arg)
+{
+	struct sd_fp_conn *st = arg;
+
+	if (st == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	switch (kind) {
+	case SD_FP_HELLO:
+		on_hello(st, conn);
+		break;
+	case SD_FP_CONSUMER_NEW:
+		on_new(st, conn, body, len, fd);
+		return;
+	case SD_FP_CONSUMER_GONE:
+		on_gone(st, conn, body, len);
+		break;
+	case SD_FP_CONSUMER_EVFD:
+		on_evfd(st, body, len, fd);
+		return;
+	case SD_COMCH_FP_CLOSED:
+		on_closed(st, conn);
+		break;
+	default:
+		SD_LOG_WARN("fast path: unknown frame kind 0x%x ignored", kind);
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+}

@@ -1,0 +1,145 @@
+/*
+ * fastpath.h - per-connection state of the Comch fast path, shared by the
+ * producers and consumers of one connection, and its frame dispatcher.
+ *
+ * One struct sd_fp_conn hangs on each connection that has (or had) a
+ * producer or consumer in this process (sd_comch_conn_fp_slot). It holds:
+ *  - remotes: consumers the peer announced, each with its shared region
+ *    mapped here (what local producers write into);
+ *  - locals: consumers of this process that were announced to the peer
+ *    (kept, with their memfd, to announce them again on the peer's HELLO).
+ *
+ * Frames (kinds from SD_COMCH_FP_KIND_BASE, bodies little-endian structs):
+ *   HELLO          the sender just attached its dispatcher: re-announce your
+ *                  live consumers (an announcement sent before the peer had
+ *                  a dispatcher was dropped by the control path).
+ *   CONSUMER_NEW   a consumer started; carries its region's memfd.
+ *   CONSUMER_GONE  a consumer stopped.
+ *   CONSUMER_EVFD  follows CONSUMER_NEW: the consumer's eventfd, which
+ *                  producers signal when the consumer asked for a wake-up.
+ *
+ * Threading: the dispatcher runs on the connection's thread. Producers and
+ * consumers run on their own threads and reach the connection only through
+ * sd_fp_conn_send (under the state's mutex, which also orders them against
+ * SD_COMCH_FP_CLOSED: once closed, the connection pointer is never used
+ * again). The state is reference counted: one reference for the connection
+ * (dropped on CLOSED), one per producer/consumer; remotes likewise (one for
+ * the table, one per producer caching it). Data moves without the mutex.
+ */
+#ifndef SD_FASTPATH_H_
+#define SD_FASTPATH_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#include "fastpath_ring.h"
+
+struct doca_comch_connection;
+struct doca_dev;
+
+enum sd_fp_kind {
+	SD_FP_HELLO = 0x100,
+	SD_FP_CONSUMER_NEW = 0x101,
+	SD_FP_CONSUMER_GONE = 0x102,
+	SD_FP_CONSUMER_EVFD = 0x103,
+};
+
+struct sd_fp_new_body {
+	uint32_t version;      /* SD_FP_VERSION */
+	uint32_t consumer_id;
+	uint64_t region_size;
+};
+_Static_assert(sizeof(struct sd_fp_new_body) == 16, "CONSUMER_NEW body layout");
+
+struct sd_fp_gone_body {
+	uint32_t consumer_id;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct sd_fp_gone_body) == 8, "CONSUMER_GONE body layout");
+/* CONSUMER_EVFD carries a struct sd_fp_gone_body too (the id). */
+
+/* A consumer of the peer, mapped into this process. */
+struct sd_fp_remote {
+	struct sd_fp_remote *next;
+	uint32_t id;
+	int refs;      /* atomic */
+	int dead;      /* atomic: expired or connection gone */
+	int lock;      /* atomic spin flag: serialises this process's producers */
+	void *base;
+	size_t size;
+	struct sd_fp_tx tx;
+};
+
+/* A consumer of this process, announced to the peer. */
+struct sd_fp_local {
+	struct sd_fp_local *next;
+	uint32_t id;
+	int fd;
+	int evfd;
+	struct sd_fp_new_body body;
+};
+
+struct sd_fp_conn {
+	pthread_mutex_t lock;
+	struct doca_comch_connection *conn; /* NULL once closed */
+	struct doca_dev *dev;
+	int refs;                           /* atomic */
+	int closed;                         /* atomic */
+	struct sd_fp_remote *remotes;
+	struct sd_fp_local *locals;
+	uint32_t nproducers;
+	uint32_t nconsumers;
+};
+
+/* Attach to a live connection (creating its state and dispatcher on first
+ * use); returns a reference. BAD_STATE if the connection is dead. */
+doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_conn **st);
+void sd_fp_conn_put(struct sd_fp_conn *st);
+
+static inline bool sd_fp_conn_closed(const struct sd_fp_conn *st)
+{
+	return __atomic_load_n(&st->closed, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Send a frame if the connection is still there; NOT_CONNECTED otherwise. */
+doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len, int fd);
+
+/* Announce / withdraw a local consumer (on success announce keeps fd and
+ * evfd until withdraw, which closes them). */
+doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, uint64_t region_size);
+void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id);
+
+/* Find a live remote consumer; returns a reference or NULL. */
+struct sd_fp_remote *sd_fp_remote_get(struct sd_fp_conn *st, uint32_t id);
+void sd_fp_remote_put(struct sd_fp_remote *r);
+
+static inline bool sd_fp_remote_dead(const struct sd_fp_remote *r)
+{
+	return __atomic_load_n(&r->dead, __ATOMIC_ACQUIRE) != 0;
+}
+
+static inline void sd_fp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static inline void sd_fp_remote_lock(struct sd_fp_remote *r)
+{
+	while (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&r->lock, __ATOMIC_RELAXED))
+			sd_fp_cpu_relax();
+}
+
+static inline void sd_fp_remote_unlock(struct sd_fp_remote *r)
+{
+	__atomic_store_n(&r->lock, 0, __ATOMIC_RELEASE);
+}
+
+#endif /* SD_FASTPATH_H_ */

@@ -1,0 +1,314 @@
+#include <string.h>
+#include <unistd.h>
+
+#include "fastpath_ring.h"
+
+#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+static bool is_pow2(uint64_t v)
+{
+	return v != 0 && (v & (v - 1)) == 0;
+}
+
+void sd_fp_params_fill(struct sd_fp_params *p, uint32_t consumer_id, uint32_t num_tasks, uint32_t max_msg,
+		       uint32_t imm_len)
+{
+	uint64_t ring;
+
+	p->consumer_id = consumer_id;
+	p->qcap = (uint32_t)pow2_at_least(num_tasks ? num_tasks : 1);
+	p->max_msg = max_msg;
+	p->imm_len = imm_len > SD_FP_MAX_IMM ? SD_FP_MAX_IMM : imm_len;
+	/* Room for two of the largest records (one may be preceded by a wrap
+	 * pad), and enough for a deep pipeline of small ones. */
+	ring = pow2_at_least(2 * sd_fp_rec_size(max_msg, p->imm_len));
+	if (ring < 4ull * 1024 * 1024)
+		ring = 4ull * 1024 * 1024;
+	p->ring_size = ring;
+}
+
+static uint64_t caps_bytes(uint32_t qcap)
+{
+	return ((uint64_t)qcap * sizeof(uint32_t) + SD_FP_CACHELINE - 1) & ~(uint64_t)(SD_FP_CACHELINE - 1);
+}
+
+size_t sd_fp_region_size(const struct sd_fp_params *p)
+{
+	return sizeof(struct sd_fp_shm_hdr) + caps_bytes(p->qcap) + p->ring_size;
+}
+
+void sd_fp_region_init(void *base, size_t size, const struct sd_fp_params *p, uint32_t owner_pid)
+{
+	struct sd_fp_shm_hdr *h = base;
+
+	memset(h, 0, sizeof(*h));
+	h->version = SD_FP_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->consumer_id = p->consumer_id;
+	h->region_size = size;
+	h->caps_off = sizeof(*h);
+	h->ring_off = sizeof(*h) + caps_bytes(p->qcap);
+	h->ring_size = p->ring_size;
+	h->qcap = p->qcap;
+	h->max_msg = p->max_msg;
+	h->imm_len = p->imm_len;
+	/* The magic and the owner go last: a peer that sees them sees the rest. */
+	STORE_REL(&h->owner_pid, owner_pid);
+	STORE_REL(&h->magic, SD_FP_MAGIC);
+}
+
+doca_error_t sd_fp_region_check(const void *base, size_t size, struct sd_fp_params *p)
+{
+	const struct sd_fp_shm_hdr *h = base;
+	struct sd_fp_shm_hdr c;
+
+	if (base == NULL || p == NULL || size < sizeof(*h))
+		return DOCA_ERROR_INVALID_VALUE;
+	if (LOAD_ACQ(&h->magic) != SD_FP_MAGIC)
+		return DOCA_ERROR_INVALID_VALUE;
+	memcpy(&c, h, sizeof(c));
+	if (c.version != SD_FP_VERSION)
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	if (c.hdr_size != sizeof(c) || c.region_size != size || c.owner_pid == 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!is_pow2(c.qcap) || c.qcap > (1u << 24) || c.caps_off != sizeof(c))
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c.ring_off != c.caps_off + caps_bytes(c.qcap))
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!is_pow2(c.ring_size) || c.ring_size < SD_FP_MIN_RING || c.ring_size > SD_FP_MAX_RING)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c.ring_off + c.ring_size != size)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c.imm_len > SD_FP_MAX_IMM || c.max_msg == 0 || 2 * sd_fp_rec_size(c.max_msg, c.imm_len) > c.ring_size)
+		return DOCA_ERROR_INVALID_VALUE;
+	p->consumer_id = c.consumer_id;
+	p->qcap = c.qcap;
+	p->max_msg = c.max_msg;
+	p->imm_len = c.imm_len;
+	p->ring_size = c.ring_size;
+	return DOCA_SUCCESS;
+}
+
+void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p)
+{
+	struct sd_fp_shm_hdr *h = base;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->hdr = h;
+	tx->p = *p;
+	tx->evfd = -1;
+	tx->caps = (const uint32_t *)((uint8_t *)base + sizeof(*h));
+	tx->ring = (uint8_t *)base + sizeof(*h) + caps_bytes(p->qcap);
+	/* Resume where an earlier producer of this process left off. */
+	tx->tail = LOAD_ACQ(&h->tail);
+	tx->head_cache = LOAD_ACQ(&h->head);
+	tx->posted_cache = LOAD_ACQ(&h->posted);
+	if (tx->tail < tx->head_cache || tx->tail - tx->head_cache > p->ring_size)
+		tx->broken = true;
+}
+
+doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
+			      uint8_t **payload, uint8_t **imm)
+{
+	uint64_t need, pad, off, free_bytes, cap;
+	struct sd_fp_rec *r;
+
+	if (tx->broken)
+		return DOCA_ERROR_UNEXPECTED;
+	if (LOAD_RLX(&tx->hdr->closed))
+		return DOCA_ERROR_NOT_FOUND;
+	if (len > tx->p.max_msg || imm_len > tx->p.imm_len)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (tx->sent == tx->posted_cache) {
+		uint64_t posted = LOAD_ACQ(&tx->hdr->posted);
+
+		if (posted < tx->posted_cache || posted - tx->sent > tx->p.qcap) {
+			tx->broken = true;
+			return DOCA_ERROR_UNEXPECTED;
+		}
+		tx->posted_cache = posted;
+		if (posted == tx->sent)
+			return DOCA_ERROR_AGAIN;
+	}
+	cap = LOAD_RLX(&tx->caps[tx->sent & (tx->p.qcap - 1)]);
+	if (len > cap)
+		return DOCA_ERROR_INVALID_VALUE;
+
+	need = sd_fp_rec_size(len, imm_len);
+	off = tx->tail & (tx->p.ring_size - 1);
+	pad = (off + need > tx->p.ring_size) ? tx->p.ring_size - off : 0;
+	/* Soft wrap: when everything in flight lies behind us, start over at
+	 * offset 0 so that the bytes in use stay cache-sized instead of
+	 * sweeping the whole ring. (Checked every 16th message: it reads the
+	 * consumer's busy line.) */
+	if (!pad && off >= SD_FP_SOFT_WRAP && (tx->sent & 15) == 0) {
+		uint64_t head = LOAD_ACQ(&tx->hdr->head);
+
+		if (head < tx->head_cache || head > tx->tail) {
+			tx->broken = true;
+			return DOCA_ERROR_UNEXPECTED;
+		}
+		tx->head_cache = head;
+		if (tx->tail - head + need <= off)
+			pad = tx->p.ring_size - off;
+	}
+	free_bytes = tx->p.ring_size - (tx->tail - tx->head_cache);
+	if (free_bytes < pad + need) {
+		uint64_t head = LOAD_ACQ(&tx->hdr->head);
+
+		if (head < tx->head_cache || head > tx->tail) {
+			tx->broken = true;
+			return DOCA_ERROR_UNEXPECTED;
+		}
+		tx->head_cache = head;
+		free_bytes = tx->p.ring_size - (tx->tail - head);
+		if (free_bytes < pad + need)
+			return DOCA_ERROR_AGAIN;
+	}
+	if (pad) {
+		r = (struct sd_fp_rec *)(tx->ring + off);
+		r->len = 0;
+		r->imm_len = 0;
+		r->producer_id = 0;
+		r->flags = SD_FP_REC_WRAP;
+		off = 0;
+	}
+	r = (struct sd_fp_rec *)(tx->ring + off);
+	r->len = len;
+	r->imm_len = imm_len;
+	r->producer_id = producer_id;
+	r->flags = 0;
+	*imm = (uint8_t *)(r + 1);
+	*payload = *imm + ((imm_len + 15u) & ~15u);
+	tx->pend_rec = r;
+	tx->pend_tail = tx->tail + pad + need;
+	return DOCA_SUCCESS;
+}
+
+void sd_fp_tx_commit(struct sd_fp_tx *tx)
+{
+	tx->tail = tx->pend_tail;
+	tx->sent++;
+	tx->pend_rec = NULL;
+	STORE_REL(&tx->hdr->tail, tx->tail);
+	/* Pairs with the fence in sd_fp_rx_arm: either the consumer sees our
+	 * tail, or we see its wake request. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (LOAD_RLX(&tx->hdr->wake) && __atomic_exchange_n(&tx->hdr->wake, 0u, __ATOMIC_ACQ_REL)) {
+		int fd = __atomic_load_n(&tx->evfd, __ATOMIC_ACQUIRE);
+		uint64_t one = 1;
+
+		if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is saturated, the consumer is awake */
+		}
+	}
+}
+
+void sd_fp_rx_init(struct sd_fp_rx *rx, void *base)
+{
+	struct sd_fp_shm_hdr *h = base;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->hdr = h;
+	rx->p.consumer_id = h->consumer_id;
+	rx->p.qcap = h->qcap;
+	rx->p.max_msg = h->max_msg;
+	rx->p.imm_len = h->imm_len;
+	rx->p.ring_size = h->ring_size;
+	rx->caps = (uint32_t *)((uint8_t *)base + h->caps_off);
+	rx->ring = (uint8_t *)base + h->ring_off;
+}
+
+void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap)
+{
+	rx->caps[rx->posted & (rx->p.qcap - 1)] = cap;
+	rx->posted++;
+	STORE_REL(&rx->hdr->posted, rx->posted);
+}
+
+int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
+{
+	const uint64_t mask = rx->p.ring_size - 1;
+	const struct sd_fp_rec *r;
+	uint32_t len, imm_len, flags;
+	uint64_t off, avail, size;
+
+	for (;;) {
+		if (rx->received == rx->posted)
+			return 0;
+		if (rx->head == rx->tail_cache) {
+			uint64_t tail = LOAD_ACQ(&rx->hdr->tail);
+
+			if (tail == rx->head)
+				return 0;
+			if (tail < rx->head || tail - rx->head > rx->p.ring_size)
+				return -1;
+			rx->tail_cache = tail;
+		}
+		avail = rx->tail_cache - rx->head;
+		off = rx->head & mask;
+		if (avail < sizeof(*r) || off + sizeof(*r) > rx->p.ring_size)
+			return -1;
+		r = (const struct sd_fp_rec *)(rx->ring + off);
+		len = LOAD_RLX(&r->len);
+		imm_len = LOAD_RLX(&r->imm_len);
+		flags = LOAD_RLX(&r->flags);
+		if (flags & SD_FP_REC_WRAP) {
+			size = rx->p.ring_size - off;
+			if (size > avail)
+				return -1;
+			rx->head += size;
+			STORE_REL(&rx->hdr->head, rx->head);
+			continue;
+		}
+		if (flags != 0 || len > rx->p.max_msg || imm_len > rx->p.imm_len)
+			return -1;
+		size = sd_fp_rec_size(len, imm_len);
+		if (size > avail || off + size > rx->p.ring_size)
+			return -1;
+		m->len = len;
+		m->imm_len = imm_len;
+		m->producer_id = LOAD_RLX(&r->producer_id);
+		m->imm = (const uint8_t *)(r + 1);
+		m->payload = m->imm + ((imm_len + 15u) & ~15u);
+		rx->pend_size = size;
+		return 1;
+	}
+}
+
+void sd_fp_rx_release(struct sd_fp_rx *rx)
+{
+	rx->head += rx->pend_size;
+	rx->pend_size = 0;
+	rx->received++;
+	STORE_REL(&rx->hdr->head, rx->head);
+}
+
+bool sd_fp_rx_arm(struct sd_fp_rx *rx)
+{
+	__atomic_store_n(&rx->hdr->wake, 1u, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return LOAD_RLX(&rx->hdr->tail) != rx->head;
+}
+
+void sd_fp_rx_disarm(struct sd_fp_rx *rx)
+{
+	if (LOAD_RLX(&rx->hdr->wake))
+		__atomic_store_n(&rx->hdr->wake, 0u, __ATOMIC_RELAXED);
+}
+
+void sd_fp_rx_close(struct sd_fp_rx *rx)
+{
+	STORE_REL(&rx->hdr->closed, 1u);
+}

@@ -1,0 +1,204 @@
+/*
+ * fastpath_ring.h - the shared-memory region behind one Comch consumer.
+ *
+ * The consumer's process creates the region (a memfd), initialises it and
+ * passes the fd to the peer, whose producers map it. Layout, all offsets from
+ * the region start, never pointers:
+ *
+ *   [header: 4 cache lines][post capacity array: qcap x u32][byte ring]
+ *
+ *   header line 0  static, written once by the consumer before the fd leaves
+ *                  (but for `closed`, set once when the consumer stops: it
+ *                  sits on this read-mostly line so producers can check it
+ *                  on every message without a cache miss)
+ *   header line 1  written by producers only: tail (bytes published)
+ *   header line 2  written by the consumer only: head (bytes consumed),
+ *                  posted (receive buffers posted so far)
+ *   header line 3  wake: the consumer found nothing and may sleep on its
+ *                  PE's notification handle; the producer that publishes
+ *                  next clears it and signals the consumer's eventfd (the
+ *                  only syscall on the data path, once per idle->busy)
+ *
+ * Credits: every posted receive buffer is one credit. Before posting, the
+ * consumer stores that buffer's capacity in caps[posted % qcap] and then
+ * publishes posted+1 (release). A producer may publish message number n only
+ * while n < posted, so the n-th message always lands in the n-th posted
+ * buffer and the producer knows its capacity beforehand.
+ *
+ * Ring: records of [struct sd_fp_rec][imm data, padded to 16][payload],
+ * each rounded up to SD_FP_REC_ALIGN bytes. A record never wraps: when it
+ * does not fit before the end - or earlier, past SD_FP_SOFT_WRAP, when the
+ * consumer has caught up - the producer writes a WRAP record there and
+ * starts again at offset 0. tail and head only grow (u64, ring offset =
+ * value & (ring_size - 1)).
+ *
+ * Trust: the peer may be hostile or dead. The producer validates the header
+ * once at map time and keeps local copies of every size; it re-validates the
+ * consumer's counters each time it reads them. The consumer validates every
+ * record (lengths, bounds) before it touches the payload, reading each field
+ * from shared memory exactly once.
+ *
+ * Threading: one sd_fp_tx per mapped region per process (callers serialise
+ * producers that share it); one sd_fp_rx per region, on the consumer's thread.
+ * No locks or syscalls on the data path: acquire/release on the counters.
+ */
+#ifndef SD_FASTPATH_RING_H_
+#define SD_FASTPATH_RING_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#define SD_FP_MAGIC 0x50464453u /* "SDFP" little-endian */
+#define SD_FP_VERSION 1u
+#define SD_FP_CACHELINE 64u
+#define SD_FP_REC_ALIGN 64u
+#define SD_FP_MAX_IMM 32u          /* immediate data bytes per message */
+#define SD_FP_MIN_RING (64u * 1024u)
+#define SD_FP_MAX_RING (1ull << 32) /* ring offsets are kept well below 2^32 */
+#define SD_FP_REC_WRAP 0x1u
+#define SD_FP_SOFT_WRAP (512u * 1024u) /* see sd_fp_tx_reserve */
+
+struct sd_fp_shm_hdr {
+	/* line 0: static */
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t owner_pid;
+	uint32_t consumer_id;
+	uint64_t region_size;
+	uint64_t caps_off;
+	uint64_t ring_off;
+	uint64_t ring_size;
+	uint32_t qcap;
+	uint32_t max_msg;
+	uint32_t imm_len;
+	uint32_t closed;      /* set once by the consumer when it stops */
+	/* line 1: producer side */
+	_Alignas(SD_FP_CACHELINE) uint64_t tail;
+	uint64_t reserved1[7];
+	/* line 2: consumer side */
+	_Alignas(SD_FP_CACHELINE) uint64_t head;
+	uint64_t posted;
+	uint64_t reserved2[6];
+	/* line 3: wake-up handshake (consumer sets, producer clears) */
+	_Alignas(SD_FP_CACHELINE) uint32_t wake;
+	uint32_t reserved3[15];
+};
+
+_Static_assert(sizeof(struct sd_fp_shm_hdr) == 4 * SD_FP_CACHELINE, "fast-path header is four cache lines");
+_Static_assert(offsetof(struct sd_fp_shm_hdr, wake) == 192, "wake on its own line");
+_Static_assert(offsetof(struct sd_fp_shm_hdr, tail) == 64, "tail on its own line");
+_Static_assert(offsetof(struct sd_fp_shm_hdr, head) == 128, "head on its own line");
+_Static_assert(offsetof(struct sd_fp_shm_hdr, closed) == 60, "static line layout");
+
+struct sd_fp_rec {
+	uint32_t len;         /* payload bytes */
+	uint32_t imm_len;     /* immediate data bytes */
+	uint32_t producer_id;
+	uint32_t flags;       /* SD_FP_REC_* */
+};
+
+_Static_assert(sizeof(struct sd_fp_rec) == 16, "record header is 16 bytes");
+
+/* What a region is made for (and what a mapped one claims to be). */
+struct sd_fp_params {
+	uint32_t consumer_id;
+	uint32_t qcap;      /* receive buffers that can be posted at once (pow2) */
+	uint32_t max_msg;   /* largest payload */
+	uint32_t imm_len;   /* immediate data the consumer accepts */
+	uint64_t ring_size; /* pow2 */
+};
+
+/* Fill in qcap/ring_size from a task count and message size; region size. */
+void sd_fp_params_fill(struct sd_fp_params *p, uint32_t consumer_id, uint32_t num_tasks, uint32_t max_msg,
+		       uint32_t imm_len);
+size_t sd_fp_region_size(const struct sd_fp_params *p);
+
+/* Consumer side: lay out a zeroed region of sd_fp_region_size(p) bytes. */
+void sd_fp_region_init(void *base, size_t size, const struct sd_fp_params *p, uint32_t owner_pid);
+
+/* Producer side: check a mapped region of `size` bytes; fill *p from it.
+ * DOCA_ERROR_UNSUPPORTED_VERSION for a foreign version, INVALID_VALUE for
+ * anything inconsistent. */
+doca_error_t sd_fp_region_check(const void *base, size_t size, struct sd_fp_params *p);
+
+/* Bytes one message occupies in the ring. */
+static inline uint64_t sd_fp_rec_size(uint32_t len, uint32_t imm_len)
+{
+	uint64_t n = sizeof(struct sd_fp_rec) + (((uint64_t)imm_len + 15u) & ~15ull) + len;
+
+	return (n + SD_FP_REC_ALIGN - 1) & ~(uint64_t)(SD_FP_REC_ALIGN - 1);
+}
+
+/* Producer's view of a mapped region. */
+struct sd_fp_tx {
+	struct sd_fp_shm_hdr *hdr;
+	uint8_t *ring;
+	const uint32_t *caps;
+	struct sd_fp_params p;
+	uint64_t tail;         /* next byte to write */
+	uint64_t sent;         /* messages published */
+	uint64_t head_cache;   /* last head seen */
+	uint64_t posted_cache; /* last posted seen */
+	bool broken;           /* the consumer's counters made no sense */
+	/* between reserve and commit */
+	uint64_t pend_tail;
+	struct sd_fp_rec *pend_rec;
+	int evfd; /* atomic; the consumer's eventfd, -1 until known */
+};
+
+void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p);
+
+/*
+ * Reserve room for one message. On success *payload and *imm point into the
+ * ring, to be filled by the caller before sd_fp_tx_commit().
+ * AGAIN: no posted buffer or no ring space yet. NOT_FOUND: the consumer
+ * has stopped. INVALID_VALUE: len or
+ * imm_len above what the consumer accepts, or len above the capacity of the
+ * receive buffer the message would land in. UNEXPECTED: the consumer's
+ * counters are corrupt (tx is broken for good).
+ */
+doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
+			      uint8_t **payload, uint8_t **imm);
+void sd_fp_tx_commit(struct sd_fp_tx *tx);
+
+/* Consumer's view of its own region. */
+struct sd_fp_rx {
+	struct sd_fp_shm_hdr *hdr;
+	uint8_t *ring;
+	uint32_t *caps;
+	struct sd_fp_params p;
+	uint64_t head;
+	uint64_t tail_cache;
+	uint64_t posted;   /* buffers posted */
+	uint64_t received; /* messages consumed */
+	uint64_t pend_size; /* size of the record handed out by peek */
+};
+
+struct sd_fp_msg {
+	uint32_t len;
+	uint32_t imm_len;
+	uint32_t producer_id;
+	const uint8_t *payload;
+	const uint8_t *imm;
+};
+
+void sd_fp_rx_init(struct sd_fp_rx *rx, void *base);
+/* Post one receive buffer of `cap` bytes (the caller keeps at most qcap
+ * outstanding). */
+void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap);
+/* 1: *m is the next message (valid until sd_fp_rx_release); 0: none yet;
+ * -1: the ring holds garbage (validation failed). */
+int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m);
+void sd_fp_rx_release(struct sd_fp_rx *rx);
+/* About to go idle: ask the next producer for a wake-up. True if a message
+ * is already pending (then do not sleep). */
+bool sd_fp_rx_arm(struct sd_fp_rx *rx);
+void sd_fp_rx_disarm(struct sd_fp_rx *rx);
+/* Tell producers this consumer is gone. */
+void sd_fp_rx_close(struct sd_fp_rx *rx);
+
+#endif /* SD_FASTPATH_RING_H_ */

@@ -1,0 +1,428 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_comch_producer.h>
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+#include "fastpath.h"
+#include "sd_comch.h"
+#include "sd_ctx.h"
+#include "sd_dev.h"
+#include "sd_log.h"
+#include "sd_mem.h"
+
+SD_LOG_REGISTER(COMCH_PRODUCER);
+
+#define SD_FP_PRODUCER_MAX_LIST 16u
+
+struct doca_comch_producer {
+	struct doca_ctx ctx; /* first: to_producer() */
+	struct sd_task_class send_cls;
+	struct sd_fp_conn *st;
+	uint32_t id;
+	uint32_t max_buf_size;
+	uint32_t max_tasks;
+	doca_comch_producer_task_send_completion_cb_t ok_cb;
+	doca_comch_producer_task_send_completion_cb_t err_cb;
+	struct sd_fp_remote *cached; /* last consumer sent to, referenced */
+	bool failed;                 /* connection loss already reported */
+};
+
+struct doca_comch_producer_task_send {
+	struct doca_task base; /* first */
+	const struct doca_buf *buf;
+	uint32_t consumer_id;
+	uint32_t imm_len;
+	uint8_t imm[SD_FP_MAX_IMM];
+};
+
+static inline struct doca_comch_producer *to_producer(struct doca_ctx *ctx)
+{
+	return (struct doca_comch_producer *)ctx;
+}
+
+static void drop_cache(struct doca_comch_producer *p)
+{
+	sd_fp_remote_put(p->cached);
+	p->cached = NULL;
+}
+
+static doca_error_t producer_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = to_producer(ctx);
+
+	if (!p->send_cls.configured) {
+		SD_LOG_ERR("producer %u: send task not configured (doca_comch_producer_task_send_set_conf)", p->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (sd_fp_conn_closed(p->st)) {
+		SD_LOG_ERR("producer %u: connection is gone", p->id);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	p->failed = false;
+	return DOCA_SUCCESS;
+}
+
+static void producer_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = to_producer(ctx);
+
+	/* Send tasks complete at submit: nothing is held here. */
+	drop_cache(p);
+	sd_ctx_stop_done(ctx);
+}
+
+static int producer_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = to_producer(ctx);
+
+	if (!p->failed && ctx->state == DOCA_CTX_STATE_RUNNING && sd_fp_conn_closed(p->st)) {
+		p->failed = true;
+		SD_LOG_ERR("producer %u: connection lost, stopping", p->id);
+		sd_ctx_fail(ctx);
+		return 1;
+	}
+	return 0;
+}
+
+static const struct sd_ctx_ops producer_ops = {
+	.start = producer_start,
+	.stop = producer_stop,
+	.progress = producer_progress,
+};
+
+static struct sd_fp_remote *resolve(struct doca_comch_producer *p, uint32_t id)
+{
+	struct sd_fp_remote *r = p->cached;
+
+	if (r != NULL && r->id == id && !sd_fp_remote_dead(r))
+		return r;
+	drop_cache(p);
+	p->cached = sd_fp_remote_get(p->st, id);
+	return p->cached;
+}
+
+static doca_error_t send_submit(struct doca_task *task)
+{
+	struct doca_comch_producer_task_send *t = (struct doca_comch_producer_task_send *)task;
+	struct doca_comch_producer *p = to_producer(task->cls->ctx);
+	const struct doca_buf *seg;
+	struct sd_fp_remote *r;
+	uint8_t *dst, *imm;
+	size_t total;
+	doca_error_t e;
+
+	if (sd_fp_conn_closed(p->st))
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (t->buf == NULL || t->buf->list_len > SD_FP_PRODUCER_MAX_LIST)
+		return DOCA_ERROR_INVALID_VALUE;
+	total = t->buf->next == NULL ? t->buf->data_len : sd_buf_chain_data_len(t->buf);
+	if (total > p->max_buf_size)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = resolve(p, t->consumer_id);
+	if (r == NULL)
+		return DOCA_ERROR_NOT_FOUND;
+
+	sd_fp_remote_lock(r);
+	e = sd_fp_tx_reserve(&r->tx, (uint32_t)total, t->imm_len, p->id, &dst, &imm);
+	if (e != DOCA_SUCCESS) {
+		sd_fp_remote_unlock(r);
+		if (e == DOCA_ERROR_NOT_FOUND)
+			drop_cache(p); /* it stopped; look it up afresh next time */
+		if (e == DOCA_ERROR_UNEXPECTED)
+			SD_LOG_ERR("producer %u: consumer %u shared ring is corrupt", p->id, t->consumer_id);
+		return e;
+	}
+	if (t->imm_len)
+		memcpy(imm, t->imm, t->imm_len);
+	for (seg = t->buf; seg != NULL; seg = seg->next) {
+		memcpy(dst, seg->data, seg->data_len);
+		dst += seg->data_len;
+	}
+	sd_fp_tx_commit(&r->tx);
+	sd_fp_remote_unlock(r);
+	sd_task_complete(task, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
+static void send_deliver(struct doca_task *task)
+{
+	struct doca_comch_producer *p = to_producer(task->cls->ctx);
+	doca_comch_producer_task_send_completion_cb_t cb = task->status == DOCA_SUCCESS ? p->ok_cb : p->err_cb;
+
+	cb((struct doca_comch_producer_task_send *)task, task->user_data, p->ctx.user_data);
+}
+
+static const struct sd_task_class_ops send_ops = {
+	.submit = send_submit,
+	.deliver = send_deliver,
+};
+
+doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
+					struct doca_comch_producer **producer)
+{
+	struct doca_comch_producer *p;
+	const struct sd_caps *caps;
+	struct sd_fp_conn *st;
+	doca_error_t r;
+
+	if (comch_connection == NULL || producer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_fp_conn_get(comch_connection, &st);
+	if (r != DOCA_SUCCESS) {
+		SD_LOG_ERR("producer: connection is not established");
+		return r;
+	}
+	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
+	if (caps == NULL || caps->producer_max_buf_size == 0) {
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	pthread_mutex_lock(&st->lock);
+	if (caps->max_consumers_per_connection && st->nproducers >= caps->max_consumers_per_connection) {
+		pthread_mutex_unlock(&st->lock);
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_FULL;
+	}
+	st->nproducers++;
+	pthread_mutex_unlock(&st->lock);
+
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		pthread_mutex_lock(&st->lock);
+		st->nproducers--;
+		pthread_mutex_unlock(&st->lock);
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	sd_ctx_init(&p->ctx, &producer_ops, "comch_producer");
+	sd_task_class_init(&p->send_cls, &p->ctx, &send_ops, "comch_producer_send",
+			   sizeof(struct doca_comch_producer_task_send));
+	p->st = st;
+	p->id = sd_comch_conn_alloc_consumer_id(comch_connection);
+	p->max_buf_size = caps->producer_max_buf_size;
+	p->max_tasks = caps->producer_max_tasks;
+	*producer = p;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
+{
+	struct sd_fp_conn *st;
+	doca_error_t r;
+
+	if (producer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_fini(&producer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	drop_cache(producer);
+	st = producer->st;
+	pthread_mutex_lock(&st->lock);
+	st->nproducers--;
+	pthread_mutex_unlock(&st->lock);
+	sd_fp_conn_put(st);
+	free(producer);
+	return DOCA_SUCCESS;
+}
+
+static const struct sd_caps *devinfo_caps(const struct doca_devinfo *devinfo)
+{
+	return devinfo == NULL ? NULL : sd_devinfo_caps(devinfo);
+}
+
+doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return c->producer_max_buf_size ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
+{
+	if (producer == NULL || id == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*id = producer->id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_num_tasks == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_num_tasks = c->producer_max_tasks;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_buf_size == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c->producer_max_buf_size == 0)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_buf_size = c->producer_max_buf_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+							  uint32_t *max_buf_list_len)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_buf_list_len == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (c->producer_max_buf_size == 0)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_buf_list_len = SD_FP_PRODUCER_MAX_LIST;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
+{
+	const struct sd_caps *c = devinfo_caps(devinfo);
+
+	if (c == NULL || max_producers == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*max_producers = c->max_consumers_per_connection;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
+{
+	return producer == NULL ? NULL : &producer->ctx;
+}
+
+doca_error_t doca_comch_producer_set_dev_num_send(struct doca_comch_producer *producer, uint32_t dev_num_send)
+{
+	if (producer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_producer_dpa_completion_attach(struct doca_comch_producer *producer,
+						       struct doca_dpa_completion *dpa_comp)
+{
+	if (producer == NULL || dpa_comp == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_producer_get_dpa_handle(struct doca_comch_producer *producer,
+						doca_dpa_dev_comch_producer_t *dpa_producer)
+{
+	if (producer == NULL || dpa_producer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
+						    doca_comch_producer_task_send_completion_cb_t task_completion_cb,
+						    doca_comch_producer_task_send_completion_cb_t task_error_cb,
+						    uint32_t num_send_tasks)
+{
+	doca_error_t r;
+
+	if (producer == NULL || task_completion_cb == NULL || task_error_cb == NULL || num_send_tasks == 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&producer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (producer->max_tasks && num_send_tasks > producer->max_tasks) {
+		SD_LOG_ERR("producer %u: %u send tasks requested, max %u", producer->id, num_send_tasks,
+			   producer->max_tasks);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	r = sd_task_class_conf(&producer->send_cls, num_send_tasks);
+	if (r != DOCA_SUCCESS)
+		return r;
+	producer->ok_cb = task_completion_cb;
+	producer->err_cb = task_error_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
+						      const struct doca_buf *buf, const uint8_t *imm_data,
+						      uint32_t imm_data_len, uint32_t consumer_id,
+						      struct doca_comch_producer_task_send **task)
+{
+	struct doca_comch_producer_task_send *t;
+	struct doca_task *base;
+	doca_error_t r;
+
+	if (producer == NULL || buf == NULL || task == NULL || imm_data_len > SD_FP_MAX_IMM ||
+	    (imm_data == NULL && imm_data_len != 0))
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_task_alloc(&producer->send_cls, &base);
+	if (r != DOCA_SUCCESS)
+		return r;
+	t = (struct doca_comch_producer_task_send *)base;
+	t->buf = buf;
+	t->consumer_id = consumer_id;
+	t->imm_len = imm_data_len;
+	if (imm_data_len)
+		memcpy(t->imm, imm_data, imm_data_len);
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+const struct doca_buf *doca_comch_producer_task_send_get_buf(const struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : task->buf;
+}
+
+void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task, const struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+uint32_t doca_comch_producer_task_send_get_consumer_id(const struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? 0 : task->consumer_id;
+}
+
+void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
+						   const uint32_t consumer_id)
+{
+	if (task != NULL)
+		task->consumer_id = consumer_id;
+}
+
+uint8_t *doca_comch_producer_task_send_get_imm_data(const struct doca_comch_producer_task_send *task)
+{
+	if (task == NULL || task->imm_len == 0)
+		return NULL;
+	return (uint8_t *)task->imm;
+}
+
+uint32_t doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? 0 : task->imm_len;
+}
+
+void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, const uint8_t *imm_data,
+						uint32_t imm_data_len)
+{
+	if (task == NULL || (imm_data == NULL && imm_data_len != 0))
+		return;
+	if (imm_data_len > SD_FP_MAX_IMM) {
+		SD_LOG_ERR("immediate data of %u bytes exceeds the maximum of %u; ignored", imm_data_len,
+			   SD_FP_MAX_IMM);
+		return;
+	}
+	if (imm_data_len)
+		memcpy(task->imm, imm_data, imm_data_len);
+	task->imm_len = imm_data_len;
+}
+
+struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task)
+{
+	return task == NULL ? NULL : &task->base;
+}

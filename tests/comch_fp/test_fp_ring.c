@@ -1,0 +1,270 @@
+/* Unit test of the fast-path shared-memory ring alone (no library). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fastpath_ring.h"
+
+struct region {
+	struct sd_fp_params p;
+	size_t size;
+	void *base;
+	struct sd_fp_tx tx;
+	struct sd_fp_rx rx;
+};
+
+static void region_make(struct region *r, uint32_t ntasks, uint32_t max_msg, uint32_t imm)
+{
+	sd_fp_params_fill(&r->p, 7, ntasks, max_msg, imm);
+	r->size = sd_fp_region_size(&r->p);
+	r->base = aligned_alloc(4096, (r->size + 4095) & ~(size_t)4095);
+	assert_non_null(r->base);
+	memset(r->base, 0, r->size);
+	sd_fp_region_init(r->base, r->size, &r->p, 1234);
+	sd_fp_rx_init(&r->rx, r->base);
+}
+
+static void region_map(struct region *r)
+{
+	struct sd_fp_params q;
+
+	assert_int_equal(sd_fp_region_check(r->base, r->size, &q), DOCA_SUCCESS);
+	assert_int_equal(q.qcap, r->p.qcap);
+	assert_int_equal(q.ring_size, r->p.ring_size);
+	sd_fp_tx_init(&r->tx, r->base, &q);
+}
+
+static doca_error_t send_one(struct region *r, uint32_t len, uint8_t seed, uint32_t imm_len)
+{
+	uint8_t *pl, *imm;
+	doca_error_t e = sd_fp_tx_reserve(&r->tx, len, imm_len, 99, &pl, &imm);
+
+	if (e != DOCA_SUCCESS)
+		return e;
+	for (uint32_t i = 0; i < len; i++)
+		pl[i] = (uint8_t)(seed + i * 7);
+	for (uint32_t i = 0; i < imm_len; i++)
+		imm[i] = (uint8_t)(seed ^ i);
+	sd_fp_tx_commit(&r->tx);
+	return DOCA_SUCCESS;
+}
+
+static void recv_one(struct region *r, uint32_t len, uint8_t seed, uint32_t imm_len)
+{
+	struct sd_fp_msg m;
+
+	assert_int_equal(sd_fp_rx_peek(&r->rx, &m), 1);
+	assert_int_equal(m.len, len);
+	assert_int_equal(m.imm_len, imm_len);
+	assert_int_equal(m.producer_id, 99);
+	for (uint32_t i = 0; i < len; i++)
+		assert_int_equal(m.payload[i], (uint8_t)(seed + i * 7));
+	for (uint32_t i = 0; i < imm_len; i++)
+		assert_int_equal(m.imm[i], (uint8_t)(seed ^ i));
+	sd_fp_rx_release(&r->rx);
+}
+
+static void test_credits_and_order(void **state)
+{
+	struct region r;
+
+	region_make(&r, 4, 4096, 16);
+	region_map(&r);
+	/* no buffer posted: back-pressure */
+	assert_int_equal(send_one(&r, 64, 1, 0), DOCA_ERROR_AGAIN);
+	sd_fp_rx_post(&r.rx, 128);
+	sd_fp_rx_post(&r.rx, 4096);
+	/* larger than the posted buffer it would land in */
+	assert_int_equal(send_one(&r, 129, 1, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(send_one(&r, 128, 1, 16), DOCA_SUCCESS);
+	/* over the consumer's limits */
+	assert_int_equal(send_one(&r, 4097, 2, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(send_one(&r, 64, 2, 17), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(send_one(&r, 4096, 2, 3), DOCA_SUCCESS);
+	assert_int_equal(send_one(&r, 1, 3, 0), DOCA_ERROR_AGAIN);
+	recv_one(&r, 128, 1, 16);
+	recv_one(&r, 4096, 2, 3);
+	struct sd_fp_msg m;
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 0);
+	/* a stopped consumer takes nothing more */
+	sd_fp_rx_post(&r.rx, 128);
+	sd_fp_rx_close(&r.rx);
+	assert_int_equal(send_one(&r, 8, 4, 0), DOCA_ERROR_NOT_FOUND);
+	free(r.base);
+}
+
+static void test_wrap_every_size(void **state)
+{
+	struct region r;
+	uint32_t max = 70000;
+
+	region_make(&r, 8, max, 32);
+	region_map(&r);
+	/* enough traffic to wrap the ring many times, sizes 0..max */
+	for (uint32_t len = 0, n = 0; len <= max; len += (len < 300 ? 1 : 997), n++) {
+		sd_fp_rx_post(&r.rx, max);
+		assert_int_equal(send_one(&r, len, (uint8_t)n, len % 33), DOCA_SUCCESS);
+		recv_one(&r, len, (uint8_t)n, len % 33);
+	}
+	/* fill the ring until it pushes back, then drain */
+	uint32_t sent = 0;
+	for (;;) {
+		if (r.rx.posted - r.rx.received < r.p.qcap)
+			sd_fp_rx_post(&r.rx, max);
+		doca_error_t e = send_one(&r, max, (uint8_t)sent, 0);
+		if (e == DOCA_ERROR_AGAIN)
+			break;
+		assert_int_equal(e, DOCA_SUCCESS);
+		sent++;
+	}
+	assert_true(sent > 0);
+	for (uint32_t i = 0; i < sent; i++)
+		recv_one(&r, max, (uint8_t)i, 0);
+	free(r.base);
+}
+
+static void test_soft_wrap(void **state)
+{
+	struct region r;
+	uint64_t max_off = 0;
+
+	region_make(&r, 8, 4096, 0);
+	region_map(&r);
+	/* a consumer that keeps up: the ring's used bytes stay near the start */
+	for (uint32_t n = 0; n < 4000; n++) {
+		uint64_t off;
+
+		sd_fp_rx_post(&r.rx, 4096);
+		assert_int_equal(send_one(&r, 4096, (uint8_t)n, 0), DOCA_SUCCESS);
+		off = r.tx.tail & (r.p.ring_size - 1);
+		if (off > max_off)
+			max_off = off;
+		recv_one(&r, 4096, (uint8_t)n, 0);
+	}
+	assert_true(max_off <= SD_FP_SOFT_WRAP + 16 * sd_fp_rec_size(4096, 0));
+	assert_true(max_off < r.p.ring_size / 2);
+	free(r.base);
+}
+
+static void test_header_validation(void **state)
+{
+	struct region r;
+	struct sd_fp_params q;
+	struct sd_fp_shm_hdr *h;
+
+	region_make(&r, 4, 1024, 8);
+	h = r.base;
+	assert_int_equal(sd_fp_region_check(NULL, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_fp_region_check(r.base, 10, &q), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_fp_region_check(r.base, r.size - 64, &q), DOCA_ERROR_INVALID_VALUE);
+	h->magic ^= 1;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	h->magic ^= 1;
+	h->version = 9;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_UNSUPPORTED_VERSION);
+	h->version = SD_FP_VERSION;
+	h->qcap = 3;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	h->qcap = r.p.qcap;
+	h->ring_size *= 2;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	h->ring_size = r.p.ring_size;
+	h->ring_off += 64;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	h->ring_off -= 64;
+	h->imm_len = 1000;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	h->imm_len = r.p.imm_len;
+	h->max_msg = (uint32_t)r.p.ring_size;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_ERROR_INVALID_VALUE);
+	h->max_msg = r.p.max_msg;
+	assert_int_equal(sd_fp_region_check(r.base, r.size, &q), DOCA_SUCCESS);
+	free(r.base);
+}
+
+static void test_hostile_counters(void **state)
+{
+	struct region r;
+	struct sd_fp_shm_hdr *h;
+
+	region_make(&r, 4, 1024, 8);
+	region_map(&r);
+	h = r.base;
+	/* consumer claims more credits than its queue holds */
+	h->posted = 1000;
+	assert_int_equal(send_one(&r, 8, 1, 0), DOCA_ERROR_UNEXPECTED);
+	assert_int_equal(send_one(&r, 8, 1, 0), DOCA_ERROR_UNEXPECTED);
+	free(r.base);
+
+	region_make(&r, 4, 1024, 8);
+	region_map(&r);
+	h = r.base;
+	sd_fp_rx_post(&r.rx, 1024);
+	sd_fp_rx_post(&r.rx, 1024);
+	sd_fp_rx_post(&r.rx, 1024);
+	sd_fp_rx_post(&r.rx, 1024);
+	/* fill the ring so that the producer must read head, then lie about it */
+	r.tx.head_cache = 0;
+	r.tx.tail = r.p.ring_size - 64;
+	h->head = r.p.ring_size * 4;
+	assert_int_equal(send_one(&r, 1024, 1, 0), DOCA_ERROR_UNEXPECTED);
+	free(r.base);
+}
+
+static void test_corrupt_records(void **state)
+{
+	struct region r;
+	struct sd_fp_msg m;
+	struct sd_fp_rec *rec;
+
+	region_make(&r, 4, 1024, 8);
+	region_map(&r);
+	sd_fp_rx_post(&r.rx, 1024);
+	assert_int_equal(send_one(&r, 100, 1, 0), DOCA_SUCCESS);
+	rec = (struct sd_fp_rec *)r.rx.ring;
+	rec->len = 5000; /* above max_msg */
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	rec->len = 1000; /* within max_msg but beyond what was published */
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	rec->len = 100;
+	rec->imm_len = 9;
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	rec->imm_len = 0;
+	rec->flags = 0x80;
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	rec->flags = 0;
+	/* tail running ahead of the ring */
+	r.rx.hdr->tail = r.p.ring_size * 3;
+	r.rx.tail_cache = 0;
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	r.rx.hdr->tail = sd_fp_rec_size(100, 0);
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 1);
+	assert_int_equal(m.len, 100);
+	sd_fp_rx_release(&r.rx);
+	/* a wrap record claiming more than was published */
+	sd_fp_rx_post(&r.rx, 1024);
+	rec = (struct sd_fp_rec *)(r.rx.ring + r.rx.head);
+	rec->flags = SD_FP_REC_WRAP;
+	r.rx.hdr->tail = r.rx.head + 64;
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	free(r.base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_credits_and_order),
+		cmocka_unit_test(test_wrap_every_size),
+		cmocka_unit_test(test_soft_wrap),
+		cmocka_unit_test(test_header_validation),
+		cmocka_unit_test(test_hostile_counters),
+		cmocka_unit_test(test_corrupt_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
