@@ -15,7 +15,17 @@
  *  - Control messages (at most max_msg_size bytes each) are sent with send
  *    tasks and received through the msg-recv event. The fast path (producer,
  *    consumer: doca_comch_producer.h, doca_comch_consumer.h) rides on an
- *    established connection.
+ *    established connection and holds it from its create to its destroy.
+ *  - Connection lifetime: a connection dies when the peer goes away, on
+ *    doca_comch_server_disconnect, or when its owner stops; a dead one keeps
+ *    answering (update_info CONNECTION_ABORTED, sends complete with
+ *    NOT_CONNECTED, user data and owner still readable). Its memory stays
+ *    valid: a client's connection until doca_comch_client_destroy (also
+ *    across a stop and restart, which makes a new connection); a server's
+ *    until a stop of the server completes while no producer/consumer holds
+ *    it, at the latest until doca_comch_server_destroy. Destroy (and
+ *    doca_comch_server_disconnect) answers DOCA_ERROR_IN_USE while a
+ *    producer/consumer holds one of the connections: destroy those first.
  *
  * Call order:
  *   server: doca_comch_cap_server_is_supported -> doca_comch_server_create ->
@@ -43,6 +53,8 @@
  * Threading: a server or client, its connections and its tasks are used from
  * the thread that progresses its PE. All callbacks run from doca_pe_progress
  * on that thread. Different servers/clients may live on different threads.
+ * Producers and consumers may be created on a connection from other threads
+ * (see doca_comch_producer.h): the lifetime rules above keep it valid there.
  */
 #ifndef DOCA_COMCH_H_
 #define DOCA_COMCH_H_
@@ -66,9 +78,11 @@ struct doca_task;
 
 /* ---- connections ------------------------------------------------------ */
 
-/* One client <-> server link, owned by its server or client. Valid from the
- * connect event (server) / get_connection (client) until the disconnect
- * event, or until its owner stops. */
+/* One client <-> server link, owned by its server or client. Handed out by
+ * the connect event (server) / doca_comch_client_get_connection (client);
+ * it stays valid after it dies, as the Model above says (client: until the
+ * client is destroyed; server: until a stop of the server completes while
+ * no producer/consumer holds it, at the latest until its destroy). */
 struct doca_comch_connection;
 
 DOCA_EXPERIMENTAL
@@ -119,7 +133,9 @@ doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devin
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const char *name,
 				      struct doca_comch_server **comch_server);
-/* BAD_STATE unless the context is IDLE. */
+/* Frees the server and every connection it still keeps. INVALID_VALUE: NULL;
+ * BAD_STATE unless the context is IDLE; IN_USE while a producer/consumer
+ * holds one of its connections (nothing is freed; destroy those first). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server);
 
@@ -142,19 +158,27 @@ DOCA_EXPERIMENTAL
 struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server);
 
 /* Close one connection and tell the peer; the disconnect event follows from
- * progress. IN_USE while producers/consumers still use the connection. */
+ * progress, and the (dead) connection stays valid until the server stops. INVALID_VALUE: NULL, or a connection of another server;
+ * BAD_STATE: the server is not RUNNING; NOT_CONNECTED: the connection is
+ * already dead; IN_USE: a producer/consumer still holds it (nothing done). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
 					  struct doca_comch_connection *connection);
 
 /* ---- client ------------------------------------------------------------ */
 
-/* name: the server to reach. */
+/* name: the server to reach. INVALID_VALUE on a NULL argument or an
+ * empty/too long name; NOT_SUPPORTED if dev cannot run a client. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client);
+/* Frees the client and its connection(s): pointers from get_connection are
+ * invalid afterwards. INVALID_VALUE: NULL; BAD_STATE unless the context is
+ * IDLE; IN_USE while a producer/consumer holds its connection (nothing is
+ * freed; destroy those first). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client);
 
+/* Setters and getters as the server's. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size);
 DOCA_EXPERIMENTAL
@@ -169,7 +193,10 @@ doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_
 DOCA_EXPERIMENTAL
 struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client);
 
-/* The client's connection; BAD_STATE until the context is RUNNING. */
+/* The client's connection. INVALID_VALUE: NULL argument; BAD_STATE unless
+ * the context is RUNNING (before the server accepted it, and again once the
+ * connection is lost: the context then stops on its own). A pointer obtained
+ * earlier stays valid, dead, until doca_comch_client_destroy. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
 					      struct doca_comch_connection **connection);

@@ -1,16 +1,9 @@
-#define _GNU_SOURCE
 /* The Comch client: reaches the server named at create from its own host
  * function, retrying quietly until one listens (as on hardware), with a
  * warning that names what it waits for. */
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "comch_priv.h"
@@ -120,84 +113,15 @@ static bool client_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 	return true;
 }
 
-/* True once pid is gone, a zombie, or inside exit (PF_EXITING): its
- * descriptors are being or have been closed. */
-static bool pid_exiting(pid_t pid)
-{
-	char path[64], buf[512], *p, state = 0;
-	unsigned int flags = 0;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return kill(pid, 0) != 0 && errno == ESRCH;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (p == NULL || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
-		return false;
-	return state == 'Z' || state == 'X' || (flags & 0x4u) != 0;
-}
-
-/*
- * A server killed outright leaves its listening socket file behind, and the
- * client that saw it die is the one that knows the path: remove it, but only
- * if nobody listens there (connect refused), and only the very file probed.
- * The dying server may still hold its listener for a moment while the kernel
- * closes its descriptors: a probe answered by that same, exiting, pid is
- * retried briefly; one answered by any live listener (a new server) wins.
- */
-static void reclaim_dead_listener(struct doca_comch_client *c, pid_t dead_pid)
-{
-	struct sockaddr_un sa;
-	struct stat st, st2;
-	int tries, fd, rc, e;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	if (dead_pid <= 0 || sd_fabric_addr_path(&c->addr, sa.sun_path, sizeof(sa.sun_path)) != DOCA_SUCCESS)
-		return;
-	for (tries = 0; tries < 100; tries++) {
-		if (lstat(sa.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
-			return;
-		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return;
-		rc = connect(fd, (const struct sockaddr *)&sa, sizeof(sa));
-		e = errno;
-		if (rc == 0) {
-			struct ucred cr;
-			socklen_t len = sizeof(cr);
-			bool dying = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 && cr.pid == dead_pid &&
-				     pid_exiting(dead_pid);
-
-			close(fd);
-			if (!dying)
-				return;
-			usleep(10000);
-			continue;
-		}
-		close(fd);
-		if (e != ECONNREFUSED)
-			return;
-		if (lstat(sa.sun_path, &st2) == 0 && st2.st_dev == st.st_dev && st2.st_ino == st.st_ino &&
-		    unlink(sa.sun_path) == 0)
-			SD_LOG_INFO("Comch client: removed the socket %s left by server pid %d", sa.sun_path,
-				    (int)dead_pid);
-		return;
-	}
-}
-
 static void client_conn_down(struct sd_comch_ep *ep, struct doca_comch_connection *conn, doca_error_t why)
 {
 	struct doca_comch_client *c = (struct doca_comch_client *)ep;
 
 	SD_LOG_ERR("Comch client: connection to server \"%s\" lost (%s)", ep->name, doca_error_get_name(why));
-	if (why == DOCA_ERROR_CONNECTION_RESET && pid_exiting(conn->link->peer_pid))
-		reclaim_dead_listener(c, conn->link->peer_pid);
+	/* A server killed outright leaves its socket file: the client that saw
+	 * it die knows the path. */
+	if (why == DOCA_ERROR_CONNECTION_RESET)
+		(void)sd_fabric_transport()->reclaim(&c->addr, conn->link->peer_pid);
 	sd_ctx_fail(&ep->ctx);
 }
 

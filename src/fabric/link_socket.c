@@ -4,6 +4,8 @@
  * one frame and a short read can only mean a malformed peer. */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -42,8 +44,13 @@ static struct sd_link_sock *sock_new(int fd)
 	return s;
 }
 
-static doca_error_t make_sockaddr(const char *path, struct sockaddr_un *sa)
+/* The socket path of addr into path (cap bytes) and sa. */
+static doca_error_t make_sockaddr(const struct sd_fabric_addr *addr, char *path, size_t cap, struct sockaddr_un *sa)
 {
+	doca_error_t err = sd_fabric_addr_path(addr, path, cap);
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sa->sun_path))
@@ -75,33 +82,75 @@ static int new_socket(void)
 	return socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
-/* Someone's socket file is there: live listener (ALREADY_EXIST) or stale (reclaim). */
-static doca_error_t reclaim_stale(const char *path, const struct sockaddr_un *sa)
+/* True once pid is gone, a zombie, or inside exit (PF_EXITING): its
+ * descriptors are being or have been closed. */
+static bool pid_exiting(pid_t pid)
 {
-	struct stat st;
-	int probe, rc;
+	char path[64], buf[512], *p, state = 0;
+	unsigned int flags = 0;
+	FILE *f;
+	size_t n;
 
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT ? DOCA_SUCCESS : DOCA_ERROR_OPERATING_SYSTEM;
-	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
-		SD_LOG_ERR("%s exists and is not one of our sockets: refusing to replace it", path);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	probe = new_socket();
-	if (probe < 0)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	rc = connect(probe, (const struct sockaddr *)sa, sizeof(*sa));
-	if (rc == 0 || errno == EAGAIN) {
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return kill(pid, 0) != 0 && errno == ESRCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p == NULL || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
+		return false;
+	return state == 'Z' || state == 'X' || (flags & 0x4u) != 0;
+}
+
+/*
+ * Someone's socket file is there: a live listener (ALREADY_EXIST), not ours
+ * (NOT_PERMITTED), or stale: removed, only the very file probed. A listener
+ * that answers as dying_pid (> 0) while that pid is exiting is its last
+ * moment (the kernel is closing its descriptors): retried briefly.
+ */
+static doca_error_t reclaim_stale(const char *path, const struct sockaddr_un *sa, pid_t dying_pid)
+{
+	struct stat st, st2;
+	int tries, probe, rc, e;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (lstat(path, &st) != 0)
+			return errno == ENOENT ? DOCA_SUCCESS : DOCA_ERROR_OPERATING_SYSTEM;
+		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+			return DOCA_ERROR_NOT_PERMITTED;
+		probe = new_socket();
+		if (probe < 0)
+			return DOCA_ERROR_OPERATING_SYSTEM;
+		rc = connect(probe, (const struct sockaddr *)sa, sizeof(*sa));
+		e = errno;
+		if (rc == 0 && dying_pid > 0) {
+			struct ucred cr;
+			socklen_t len = sizeof(cr);
+			bool dying = getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+				     cr.pid == dying_pid && pid_exiting(dying_pid);
+
+			if (dying) {
+				close(probe);
+				usleep(10000);
+				continue;
+			}
+		}
 		close(probe);
-		return DOCA_ERROR_ALREADY_EXIST;
+		if (rc == 0 || e == EAGAIN)
+			return DOCA_ERROR_ALREADY_EXIST;
+		if (e != ECONNREFUSED)
+			return DOCA_ERROR_OPERATING_SYSTEM;
+		/* Replaced since we probed it: the new file is someone's live one. */
+		if (lstat(path, &st2) == 0 && (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino))
+			return DOCA_ERROR_ALREADY_EXIST;
+		SD_LOG_INFO("reclaiming stale socket %s (its server is gone)", path);
+		if (unlink(path) != 0 && errno != ENOENT)
+			return DOCA_ERROR_OPERATING_SYSTEM;
+		return DOCA_SUCCESS;
 	}
-	close(probe);
-	if (errno != ECONNREFUSED)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	SD_LOG_INFO("reclaiming stale socket %s (its server is gone)", path);
-	if (unlink(path) != 0 && errno != ENOENT)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	return DOCA_SUCCESS;
+	return DOCA_ERROR_ALREADY_EXIST;
 }
 
 static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_link **out)
@@ -115,10 +164,7 @@ static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_lin
 
 	if (addr == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	err = sd_fabric_addr_path(addr, path, sizeof(path));
-	if (err != DOCA_SUCCESS)
-		return err;
-	err = make_sockaddr(path, &sa);
+	err = make_sockaddr(addr, path, sizeof(path), &sa);
 	if (err != DOCA_SUCCESS)
 		return err;
 	fd = new_socket();
@@ -134,10 +180,12 @@ static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_lin
 			close(fd);
 			return DOCA_ERROR_OPERATING_SYSTEM;
 		}
-		err = reclaim_stale(path, &sa);
+		err = reclaim_stale(path, &sa, 0);
 		if (err != DOCA_SUCCESS) {
 			if (err == DOCA_ERROR_ALREADY_EXIST)
 				SD_LOG_ERR("another server already listens on %s", path);
+			else if (err == DOCA_ERROR_NOT_PERMITTED)
+				SD_LOG_ERR("%s exists and is not one of our sockets: refusing to replace it", path);
 			close(fd);
 			return err;
 		}
@@ -162,11 +210,33 @@ static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_lin
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
+/* A connected socket becomes a link once the peer's credentials pass; on
+ * failure fd is closed. */
+static doca_error_t sock_adopt(int fd, const char *what, struct sd_link_sock **out)
 {
 	struct sd_link_sock *s;
 	doca_error_t err;
 	pid_t pid;
+
+	err = check_peer(fd, &pid, what);
+	if (err != DOCA_SUCCESS) {
+		close(fd);
+		return err;
+	}
+	s = sock_new(fd);
+	if (s == NULL) {
+		close(fd);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	s->base.peer_pid = pid;
+	*out = s;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
+{
+	struct sd_link_sock *s;
+	doca_error_t err;
 	int fd;
 
 	if (listener == NULL || out == NULL || listener->fd < 0)
@@ -178,17 +248,9 @@ static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
 		SD_LOG_ERR("accept: %s", strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
-	err = check_peer(fd, &pid, "accept");
-	if (err != DOCA_SUCCESS) {
-		close(fd);
+	err = sock_adopt(fd, "accept", &s);
+	if (err != DOCA_SUCCESS)
 		return err;
-	}
-	s = sock_new(fd);
-	if (s == NULL) {
-		close(fd);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	s->base.peer_pid = pid;
 	*out = &s->base;
 	return DOCA_SUCCESS;
 }
@@ -199,15 +261,11 @@ static doca_error_t sock_connect(const struct sd_fabric_addr *addr, struct sd_li
 	struct sd_link_sock *s;
 	char path[sizeof(sa.sun_path)];
 	doca_error_t err;
-	pid_t pid;
 	int fd;
 
 	if (addr == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	err = sd_fabric_addr_path(addr, path, sizeof(path));
-	if (err != DOCA_SUCCESS)
-		return err;
-	err = make_sockaddr(path, &sa);
+	err = make_sockaddr(addr, path, sizeof(path), &sa);
 	if (err != DOCA_SUCCESS)
 		return err;
 	fd = new_socket();
@@ -224,17 +282,9 @@ static doca_error_t sock_connect(const struct sd_fabric_addr *addr, struct sd_li
 		SD_LOG_ERR("connect %s: %s", path, strerror(e));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
-	err = check_peer(fd, &pid, "connect");
-	if (err != DOCA_SUCCESS) {
-		close(fd);
+	err = sock_adopt(fd, "connect", &s);
+	if (err != DOCA_SUCCESS)
 		return err;
-	}
-	s = sock_new(fd);
-	if (s == NULL) {
-		close(fd);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	s->base.peer_pid = pid;
 	strcpy(s->path, path);
 	*out = &s->base;
 	return DOCA_SUCCESS;
@@ -402,9 +452,24 @@ static void sock_destroy(struct sd_link *l)
 	free(l);
 }
 
+static doca_error_t sock_reclaim(const struct sd_fabric_addr *addr, pid_t dead_pid)
+{
+	struct sockaddr_un sa;
+	char path[sizeof(sa.sun_path)];
+	doca_error_t err;
+
+	if (addr == NULL || dead_pid <= 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!pid_exiting(dead_pid))
+		return DOCA_ERROR_BAD_STATE;
+	err = make_sockaddr(addr, path, sizeof(path), &sa);
+	return err == DOCA_SUCCESS ? reclaim_stale(path, &sa, dead_pid) : err;
+}
+
 static const struct sd_link_ops sock_ops = {
 	.name = "socket",
 	.listen = sock_listen,
+	.reclaim = sock_reclaim,
 	.accept = sock_accept,
 	.connect = sock_connect,
 	.send = sock_send,

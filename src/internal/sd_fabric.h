@@ -156,6 +156,12 @@ struct sd_link_ops {
 	/* Listen on addr. ALREADY_EXIST if a live listener owns it (a stale
 	 * one is reclaimed). */
 	doca_error_t (*listen)(const struct sd_fabric_addr *addr, struct sd_link **out);
+	/* The peer dead_pid that listened on addr died (gone or exiting):
+	 * remove what it left there unless a live listener answers (waits
+	 * briefly for dead_pid's own listener to close). SUCCESS: removed or
+	 * nothing there; BAD_STATE: dead_pid still lives; ALREADY_EXIST: a
+	 * live listener; NOT_PERMITTED: the file is not ours. */
+	doca_error_t (*reclaim)(const struct sd_fabric_addr *addr, pid_t dead_pid);
 	/* Accept one pending peer: AGAIN if none; NOT_PERMITTED (logged, peer
 	 * dropped) if its credentials differ. */
 	doca_error_t (*accept)(struct sd_link *listener, struct sd_link **out);

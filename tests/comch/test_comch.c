@@ -21,6 +21,7 @@
 #include <doca_log.h>
 
 #include "comch_util.h"
+#include "comch_test_peer.h"
 #include "sd_fabric.h"
 
 static char fabric[256];
@@ -28,143 +29,20 @@ static struct doca_dev *dev;
 static struct doca_pe *pe;
 static FILE *sdk_log;
 
-struct peer {
-	pid_t pid;
-	int out;
-	char buf[4096];
-	size_t len;
-};
-
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static int setup(void **state)
 {
-	snprintf(fabric, sizeof(fabric), "/tmp/h4comch.XXXXXX");
-	if (mkdtemp(fabric) == NULL)
-		return -1;
-	setenv("SOFTDOCA_FABRIC", fabric, 1);
-	if (cu_open_dev(&dev) != DOCA_SUCCESS || doca_pe_create(&pe) != DOCA_SUCCESS)
-		return -1;
-	return 0;
+	return comch_fixture_up(fabric, sizeof(fabric), "h4comch", &dev, &pe);
 }
 
 static int teardown(void **state)
 {
-	int n = count_entries(fabric);
-	char cmd[300];
+	int n = comch_fixture_down(fabric, dev, pe);
 
-	doca_pe_destroy(pe);
-	doca_dev_close(dev);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fabric);
-	if (system(cmd) != 0 || n != 0) {
+	if (n != 0) {
 		fprintf(stderr, "fabric dir had %d entries left\n", n);
 		return -1;
 	}
 	return 0;
-}
-
-static bool peer_available(void)
-{
-	const char *b = getenv("SOFTDOCA_PEER_BUILD_DIR");
-	char p[512];
-
-	if (b == NULL || *b == '\0')
-		return false;
-	snprintf(p, sizeof(p), "%s/tests/comch/comch_peer", b);
-	return access(p, X_OK) == 0;
-}
-
-static void peer_start(struct peer *p, const char *a1, const char *a2)
-{
-	char path[512];
-	int fds[2];
-
-	snprintf(path, sizeof(path), "%s/tests/comch/comch_peer", getenv("SOFTDOCA_PEER_BUILD_DIR"));
-	assert_int_equal(pipe(fds), 0);
-	memset(p, 0, sizeof(*p));
-	p->pid = fork();
-	assert_true(p->pid >= 0);
-	if (p->pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		/* meson points LD_LIBRARY_PATH at our flavor's libraries: the peer needs its own */
-		{
-			char lib[512];
-
-			snprintf(lib, sizeof(lib), "%s/src", getenv("SOFTDOCA_PEER_BUILD_DIR"));
-			setenv("LD_LIBRARY_PATH", lib, 1);
-		}
-		execl(path, path, a1, a2, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	p->out = fds[0];
-	fcntl(p->out, F_SETFL, O_NONBLOCK);
-}
-
-/* Progress our PE while waiting for a line from the peer. */
-static bool peer_expect(struct peer *p, const char *word, uint64_t ms)
-{
-	uint64_t end = cu_now_ms() + ms;
-
-	for (;;) {
-		char *nl;
-		ssize_t n;
-
-		while ((nl = memchr(p->buf, '\n', p->len)) != NULL) {
-			size_t l = (size_t)(nl - p->buf);
-			bool hit = strlen(word) == l && memcmp(p->buf, word, l) == 0;
-
-			memmove(p->buf, nl + 1, p->len - l - 1);
-			p->len -= l + 1;
-			if (hit)
-				return true;
-		}
-		if (cu_now_ms() > end)
-			return false;
-		n = read(p->out, p->buf + p->len, sizeof(p->buf) - p->len - 1);
-		if (n > 0) {
-			p->len += (size_t)n;
-			continue;
-		}
-		if (pe != NULL && doca_pe_progress(pe))
-			continue;
-		cu_nap();
-	}
-}
-
-static int peer_wait(struct peer *p, uint64_t ms)
-{
-	uint64_t end = cu_now_ms() + ms;
-	int status;
-
-	while (cu_now_ms() < end) {
-		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
-			close(p->out);
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		}
-		if (pe != NULL)
-			doca_pe_progress(pe);
-		cu_nap();
-	}
-	kill(p->pid, SIGKILL);
-	waitpid(p->pid, &status, 0);
-	close(p->out);
-	return -1;
 }
 
 static __attribute__((unused)) void log_start(void)
@@ -279,6 +157,22 @@ static void test_client_bad_args(void **state)
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 }
 
+/* Create a client of the named server with send tasks (and the receive
+ * event if recv), connect it to the PE and start it: STARTING. */
+static struct doca_ctx *client_start(const char *name, bool recv, struct doca_comch_client **c)
+{
+	struct doca_ctx *ctx;
+
+	assert_int_equal(doca_comch_client_create(dev, name, c), DOCA_SUCCESS);
+	ctx = doca_comch_client_as_ctx(*c);
+	assert_int_equal(doca_comch_client_task_send_set_conf(*c, send_ok, send_err, 8), DOCA_SUCCESS);
+	if (recv)
+		assert_int_equal(doca_comch_client_event_msg_recv_register(*c, on_msg), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	return ctx;
+}
+
 /* The lesson's hang: client first. It waits, warns, then connects once the
  * server appears; messages flow; the server's clean stop reaches us. */
 static void test_client_first_then_server(void **state)
@@ -296,12 +190,7 @@ static void test_client_first_then_server(void **state)
 	reset_counters();
 	log_start();
 	setenv("SOFTDOCA_COMCH_WAIT_WARN_MS", "200", 1);
-	assert_int_equal(doca_comch_client_create(dev, "h4_srv", &c), DOCA_SUCCESS);
-	ctx = doca_comch_client_as_ctx(c);
-	assert_int_equal(doca_comch_client_task_send_set_conf(c, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_event_msg_recv_register(c, on_msg), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	ctx = client_start("h4_srv", true, &c);
 	assert_int_equal(doca_comch_client_set_max_msg_size(c, 10), DOCA_ERROR_BAD_STATE);
 	assert_false(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 700));
 	assert_int_equal(cu_state(ctx), DOCA_CTX_STATE_STARTING);
@@ -311,7 +200,7 @@ static void test_client_first_then_server(void **state)
 				 "the host client"));
 	unsetenv("SOFTDOCA_COMCH_WAIT_WARN_MS");
 
-	peer_start(&p, "h4_srv", NULL);
+	peer_start(&p, pe, "h4_srv", NULL);
 	assert_true(peer_expect(&p, "READY", 5000));
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
 	assert_true(peer_expect(&p, "CONNECT", 5000));
@@ -347,8 +236,9 @@ static void test_client_first_then_server(void **state)
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 }
 
-/* kill -9 of the server is seen within a second; its stale socket is
- * reclaimed by the next server. */
+/* kill -9 of the server is seen within a second, and the client that saw it
+ * removes the socket it left; one left otherwise is reclaimed by the next
+ * server. */
 static void test_server_killed(void **state)
 {
 	struct doca_comch_client *c;
@@ -360,14 +250,9 @@ static void test_server_killed(void **state)
 	if (!peer_available())
 		skip();
 	reset_counters();
-	peer_start(&p, "h4_kill", NULL);
+	peer_start(&p, pe, "h4_kill", NULL);
 	assert_true(peer_expect(&p, "READY", 5000));
-	assert_int_equal(doca_comch_client_create(dev, "h4_kill", &c), DOCA_SUCCESS);
-	ctx = doca_comch_client_as_ctx(c);
-	assert_int_equal(doca_comch_client_task_send_set_conf(c, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_event_msg_recv_register(c, on_msg), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	ctx = client_start("h4_kill", true, &c);
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
 	kill(p.pid, SIGKILL);
 	waitpid(p.pid, &status, 0);
@@ -376,14 +261,15 @@ static void test_server_killed(void **state)
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 1000));
 	assert_true(cu_now_ms() - t0 < 1000);
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
-	assert_int_equal(count_entries(fabric), 1); /* the dead server's socket */
-	peer_start(&p2, "h4_kill", NULL);
+	/* the client that saw its server die removed the socket it left */
+	assert_int_equal(fabric_dir_count(fabric), 0);
+	peer_start(&p2, pe, "h4_kill", NULL);
 	assert_true(peer_expect(&p2, "READY", 5000));
 	kill(p2.pid, SIGTERM);
 	waitpid(p2.pid, &status, 0);
 	close(p2.out);
 	/* SIGTERM is not a clean stop either: remove what it left */
-	if (count_entries(fabric) == 1) {
+	if (fabric_dir_count(fabric) == 1) {
 		char cmd[300];
 
 		snprintf(cmd, sizeof(cmd), "rm -f '%s'/*.sock", fabric);
@@ -404,14 +290,9 @@ static void test_server_disconnects_client(void **state)
 	if (!peer_available())
 		skip();
 	reset_counters();
-	peer_start(&p, "h4_disc", NULL);
+	peer_start(&p, pe, "h4_disc", NULL);
 	assert_true(peer_expect(&p, "READY", 5000));
-	assert_int_equal(doca_comch_client_create(dev, "h4_disc", &c), DOCA_SUCCESS);
-	ctx = doca_comch_client_as_ctx(c);
-	assert_int_equal(doca_comch_client_task_send_set_conf(c, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_event_msg_recv_register(c, on_msg), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	ctx = client_start("h4_disc", true, &c);
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
 	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "bye-me", 6, &t), DOCA_SUCCESS);
@@ -420,11 +301,7 @@ static void test_server_disconnects_client(void **state)
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 2000));
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 	/* a new client tells the server to quit */
-	assert_int_equal(doca_comch_client_create(dev, "h4_disc", &c), DOCA_SUCCESS);
-	ctx = doca_comch_client_as_ctx(c);
-	assert_int_equal(doca_comch_client_task_send_set_conf(c, send_ok, send_err, 8), DOCA_SUCCESS);
-	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	ctx = client_start("h4_disc", false, &c);
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
 	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "quit", 4, &t), DOCA_SUCCESS);
@@ -470,6 +347,27 @@ static void test_client_stop_while_waiting(void **state)
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 }
 
+/* Sleep on the PE's notification handle (not busy progress) until ctx
+ * reaches want or ms pass; returns how many 1 s polls timed out. */
+static int wait_state_notified(struct doca_ctx *ctx, doca_notification_handle_t h, enum doca_ctx_states want,
+			       uint64_t ms)
+{
+	uint64_t end = cu_now_ms() + ms;
+	int timeouts = 0;
+
+	while (cu_state(ctx) != want && cu_now_ms() < end) {
+		struct pollfd pfd = {.fd = h, .events = POLLIN};
+
+		assert_int_equal(doca_pe_request_notification(pe), DOCA_SUCCESS);
+		if (poll(&pfd, 1, 1000) == 0)
+			timeouts++;
+		assert_int_equal(doca_pe_clear_notification(pe, h), DOCA_SUCCESS);
+		while (doca_pe_progress(pe))
+			;
+	}
+	return timeouts;
+}
+
 /* Waiting on the PE's notification handle instead of polling: the client
  * started before the server still wakes up, connects and sees the end. */
 static void test_client_event_driven(void **state)
@@ -480,7 +378,6 @@ static void test_client_event_driven(void **state)
 	doca_notification_handle_t h;
 	struct doca_ctx *ctx;
 	struct peer p;
-	uint64_t end;
 	int timeouts = 0;
 
 	if (!peer_available())
@@ -492,34 +389,14 @@ static void test_client_event_driven(void **state)
 	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_get_notification_handle(pe, &h), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
-	peer_start(&p, "h4_evd", NULL);
-	end = cu_now_ms() + 5000;
-	while (cu_state(ctx) != DOCA_CTX_STATE_RUNNING && cu_now_ms() < end) {
-		struct pollfd pfd = {.fd = h, .events = POLLIN};
-
-		assert_int_equal(doca_pe_request_notification(pe), DOCA_SUCCESS);
-		if (poll(&pfd, 1, 1000) == 0)
-			timeouts++;
-		assert_int_equal(doca_pe_clear_notification(pe, h), DOCA_SUCCESS);
-		while (doca_pe_progress(pe))
-			;
-	}
+	peer_start(&p, pe, "h4_evd", NULL);
+	timeouts += wait_state_notified(ctx, h, DOCA_CTX_STATE_RUNNING, 5000);
 	assert_int_equal(cu_state(ctx), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(timeouts, 0);
 	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "quit", 4, &t), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
-	end = cu_now_ms() + 5000;
-	while (cu_state(ctx) != DOCA_CTX_STATE_IDLE && cu_now_ms() < end) {
-		struct pollfd pfd = {.fd = h, .events = POLLIN};
-
-		assert_int_equal(doca_pe_request_notification(pe), DOCA_SUCCESS);
-		if (poll(&pfd, 1, 1000) == 0)
-			timeouts++;
-		assert_int_equal(doca_pe_clear_notification(pe, h), DOCA_SUCCESS);
-		while (doca_pe_progress(pe))
-			;
-	}
+	timeouts += wait_state_notified(ctx, h, DOCA_CTX_STATE_IDLE, 5000);
 	assert_int_equal(cu_state(ctx), DOCA_CTX_STATE_IDLE);
 	assert_int_equal(timeouts, 0);
 	assert_int_equal(peer_wait(&p, 5000), 0);
@@ -619,7 +496,7 @@ static void test_server_bad_args(void **state)
 			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_disconnect(s, NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
-	assert_int_equal(count_entries(fabric), 1);
+	assert_int_equal(fabric_dir_count(fabric), 1);
 	assert_int_equal(doca_comch_server_set_max_msg_size(s, 64), DOCA_ERROR_BAD_STATE);
 	assert_int_equal(doca_comch_server_destroy(s), DOCA_ERROR_BAD_STATE);
 	/* a second server under the same name is refused at start */
@@ -627,7 +504,7 @@ static void test_server_bad_args(void **state)
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s2)), DOCA_ERROR_ALREADY_EXIST);
 	assert_int_equal(doca_comch_server_destroy(s2), DOCA_SUCCESS);
 	stop_server(s);
-	assert_int_equal(count_entries(fabric), 0);
+	assert_int_equal(fabric_dir_count(fabric), 0);
 	/* a fabric directory others can enter is refused */
 	assert_int_equal(chmod(fabric, 0770), 0);
 	s = make_server(rep, "h4_unsafe");
@@ -653,7 +530,7 @@ static void test_server_events(void **state)
 	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
 	g_server = s = make_server(rep, "h4_ev");
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
-	peer_start(&p, "h4_ev", "leave");
+	peer_start(&p, pe, "h4_ev", "leave");
 	assert_true(peer_expect(&p, "RUNNING", 5000));
 	assert_true(peer_expect(&p, "GOT pong", 5000));
 	assert_int_equal(connects, 1);
@@ -685,7 +562,7 @@ static void test_client_killed(void **state)
 	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
 	g_server = s = make_server(rep, "h4_kc");
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
-	peer_start(&p, "h4_kc", "stay");
+	peer_start(&p, pe, "h4_kc", "stay");
 	assert_true(peer_expect(&p, "GOT pong", 5000));
 	assert_int_equal(connects, 1);
 	kill(p.pid, SIGKILL);
@@ -695,7 +572,7 @@ static void test_client_killed(void **state)
 	assert_true(cu_progress_until_flag(pe, &disconnects, 1, 1000));
 	assert_true(cu_now_ms() - t0 < 1000);
 	/* the server stop tells a staying client, which then leaves */
-	peer_start(&p, "h4_kc", "stay");
+	peer_start(&p, pe, "h4_kc", "stay");
 	assert_true(peer_expect(&p, "GOT pong", 5000));
 	stop_server(s);
 	assert_true(peer_expect(&p, "LOST", 3000));
@@ -810,7 +687,7 @@ static void test_stop_flushes_queued_sends(void **state)
 			 DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(ctx), DOCA_SUCCESS);
-	peer_start(&p, "h4_mute", "mute");
+	peer_start(&p, pe, "h4_mute", "mute");
 	assert_true(peer_expect(&p, "MUTE", 5000));
 	sends_ok = 0;
 	for (i = 0; i < 600; i++) {
@@ -852,9 +729,9 @@ static void test_max_clients(void **state)
 	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
 	g_server = s = make_server(rep, "h4_max");
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
-	peer_start(&a, "h4_max", "stay");
+	peer_start(&a, pe, "h4_max", "stay");
 	assert_true(peer_expect(&a, "GOT pong", 5000));
-	peer_start(&b, "h4_max", "stay");
+	peer_start(&b, pe, "h4_max", "stay");
 	assert_true(peer_expect(&b, "REFUSED", 5000));
 	assert_int_equal(peer_wait(&b, 5000), 8);
 	assert_int_equal(connects, 1);

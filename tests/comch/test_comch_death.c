@@ -28,126 +28,24 @@
 #include <doca_mmap.h>
 
 #include "comch_util.h"
+#include "comch_test_peer.h"
 #include "sd_comch.h"
 
 #define ROUNDS 4
-
-/* Known, owned by the fast path: a consumer create that attaches at the very
- * instant the connection dies may leak the fast path's per-connection state
- * (fastpath.c, sd_fp_conn_get, until it uses sd_comch_conn_fp_attach). This
- * test is about use after free; drop this suppression with that fix. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:sd_fp_conn_get\n";
-}
 
 static char fabric[256];
 static struct doca_dev *dev;
 static struct doca_pe *pe;
 
-struct peer {
-	pid_t pid;
-	int out;
-	char buf[1024];
-	size_t len;
-};
-
-static bool peer_available(void)
-{
-	const char *b = getenv("SOFTDOCA_PEER_BUILD_DIR");
-	char p[512];
-
-	if (b == NULL || *b == '\0')
-		return false;
-	snprintf(p, sizeof(p), "%s/tests/comch/comch_peer", b);
-	return access(p, X_OK) == 0;
-}
-
-static void peer_start(struct peer *p, const char *name, const char *mode)
-{
-	const char *b = getenv("SOFTDOCA_PEER_BUILD_DIR");
-	char path[512];
-	int fds[2];
-
-	snprintf(path, sizeof(path), "%s/tests/comch/comch_peer", b);
-	assert_int_equal(pipe(fds), 0);
-	memset(p, 0, sizeof(*p));
-	p->pid = fork();
-	assert_true(p->pid >= 0);
-	if (p->pid == 0) {
-		char lib[512];
-
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		snprintf(lib, sizeof(lib), "%s/src", b);
-		setenv("LD_LIBRARY_PATH", lib, 1);
-		execl(path, path, name, mode, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	p->out = fds[0];
-	fcntl(p->out, F_SETFL, O_NONBLOCK);
-}
-
-static bool peer_expect(struct peer *p, const char *word, uint64_t ms)
-{
-	uint64_t end = cu_now_ms() + ms;
-
-	for (;;) {
-		char *nl;
-		ssize_t n;
-
-		while ((nl = memchr(p->buf, '\n', p->len)) != NULL) {
-			size_t l = (size_t)(nl - p->buf);
-			bool hit = strlen(word) == l && memcmp(p->buf, word, l) == 0;
-
-			memmove(p->buf, nl + 1, p->len - l - 1);
-			p->len -= l + 1;
-			if (hit)
-				return true;
-		}
-		if (cu_now_ms() > end)
-			return false;
-		n = read(p->out, p->buf + p->len, sizeof(p->buf) - p->len - 1);
-		if (n > 0) {
-			p->len += (size_t)n;
-			continue;
-		}
-		if (!doca_pe_progress(pe))
-			cu_nap();
-	}
-}
-
-static void peer_kill(struct peer *p)
-{
-	int status;
-
-	kill(p->pid, SIGKILL);
-	waitpid(p->pid, &status, 0);
-	close(p->out);
-}
-
 static int setup(void **state)
 {
-	snprintf(fabric, sizeof(fabric), "/tmp/h5death.XXXXXX");
-	if (mkdtemp(fabric) == NULL)
-		return -1;
-	setenv("SOFTDOCA_FABRIC", fabric, 1);
-	if (cu_open_dev(&dev) != DOCA_SUCCESS || doca_pe_create(&pe) != DOCA_SUCCESS)
-		return -1;
-	return 0;
+	return comch_fixture_up(fabric, sizeof(fabric), "h5death", &dev, &pe);
 }
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
-	doca_pe_destroy(pe);
-	doca_dev_close(dev);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fabric);
-	return system(cmd) == 0 ? 0 : -1;
+	/* killed peers may leave their socket behind: only removal must work */
+	return comch_fixture_down(fabric, dev, pe) >= 0 ? 0 : -1;
 }
 
 static void sent(struct doca_comch_task_send *t, union doca_data a, union doca_data b)
@@ -276,7 +174,7 @@ static void test_server_killed_while_consumer_created(void **state)
 		char name[32];
 
 		snprintf(name, sizeof(name), "h5_death_%d", round);
-		peer_start(&p, name, NULL);
+		peer_start(&p, pe, name, NULL);
 		assert_true(peer_expect(&p, "READY", 5000));
 		c = connect_client(name, &conn);
 		/* kill the peer at a different moment each round */
@@ -315,7 +213,7 @@ static void test_pinned_client_connection(void **state)
 
 	if (!peer_available())
 		skip();
-	peer_start(&p, "h5_pin", NULL);
+	peer_start(&p, pe, "h5_pin", NULL);
 	assert_true(peer_expect(&p, "READY", 5000));
 	c = connect_client("h5_pin", &conn);
 	assert_true(sd_comch_conn_is_alive(conn));
@@ -423,7 +321,7 @@ static void test_client_killed_while_consumer_created(void **state)
 		connects = disconnects = 0;
 		g_conn = NULL;
 		s = start_server(rep, name);
-		peer_start(&p, name, "stay");
+		peer_start(&p, pe, name, "stay");
 		assert_true(peer_expect(&p, "GOT pong", 5000));
 		assert_true(cu_progress_until_flag(pe, &connects, 1, 1000));
 		conn = g_conn;
@@ -463,7 +361,7 @@ static void test_disconnect_pinned(void **state)
 	connects = disconnects = 0;
 	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
 	s = start_server(rep, "h5_dpin");
-	peer_start(&p, "h5_dpin", "stay");
+	peer_start(&p, pe, "h5_dpin", "stay");
 	assert_true(peer_expect(&p, "GOT pong", 5000));
 	assert_true(cu_progress_until_flag(pe, &connects, 1, 1000));
 	sd_comch_conn_ref(g_conn);

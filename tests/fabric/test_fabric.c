@@ -19,43 +19,19 @@
 
 #include <cmocka.h>
 
+#include "fabric_dir.h"
 #include "sd_fabric.h"
 
 static char fabric[256];
 
 static int setup(void **state)
 {
-	snprintf(fabric, sizeof(fabric), "/tmp/h4fab.XXXXXX");
-	if (mkdtemp(fabric) == NULL)
-		return -1;
-	setenv("SOFTDOCA_FABRIC", fabric, 1);
-	return 0;
-}
-
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
+	return fabric_dir_make(fabric, sizeof(fabric), "h4fab");
 }
 
 static int teardown(void **state)
 {
-	int n = count_entries(fabric);
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fabric);
-	if (system(cmd) != 0)
-		return -1;
-	return n == 0 ? 0 : -1; /* nothing may be left behind */
+	return fabric_dir_remove(fabric) == 0 ? 0 : -1; /* nothing may be left behind */
 }
 
 static struct sd_fabric_addr mkaddr(const char *name)
@@ -256,7 +232,7 @@ static void test_two_process_link(void **state)
 	pid_t pid;
 
 	assert_int_equal(ops->listen(&a, &lis), DOCA_SUCCESS);
-	assert_int_equal(count_entries(fabric), 1);
+	assert_int_equal(fabric_dir_count(fabric), 1);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -299,7 +275,7 @@ static void test_two_process_link(void **state)
 	assert_int_equal(sd_link_send(c, SD_FRAME_BYE, NULL, 0, -1), DOCA_ERROR_NOT_CONNECTED);
 	sd_link_destroy(c);
 	sd_link_destroy(lis);
-	assert_int_equal(count_entries(fabric), 0);
+	assert_int_equal(fabric_dir_count(fabric), 0);
 }
 
 static uint64_t now_ms(void)
@@ -353,11 +329,11 @@ static void test_kill9_and_stale_reclaim(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	sd_link_destroy(l);
 	/* the dead server's socket file is still there: no server answers */
-	assert_int_equal(count_entries(fabric), 1);
+	assert_int_equal(fabric_dir_count(fabric), 1);
 	assert_int_equal(ops->connect(&a, &l), DOCA_ERROR_NOT_FOUND);
 	assert_int_equal(ops->listen(&a, &lis2), DOCA_SUCCESS);
 	sd_link_destroy(lis2);
-	assert_int_equal(count_entries(fabric), 0);
+	assert_int_equal(fabric_dir_count(fabric), 0);
 	close(sync[0]);
 	close(sync[1]);
 }
