@@ -1,0 +1,110 @@
+/*
+ * dma_copy.c - entry point of doca_dma_copy.
+ *
+ * The dpu flavor is the Comch server (BlueField Arm side, started first,
+ * needs -r) and runs the DMA; the host flavor is the client and decides the
+ * direction from whether its -f file exists.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_argp.h>
+#include <doca_build_config.h>
+#include <doca_log.h>
+
+#include "comch_utils.h"
+#include "dma_copy_core.h"
+
+DOCA_LOG_REGISTER(DMA_COPY);
+
+/* Ctrl-C / SIGTERM: let the wait loops end so everything is torn down; a second one kills. */
+static void signal_handler(int signum)
+{
+	(void)signum;
+	comch_utils_interrupt();
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = signal_handler;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct dma_copy_state state; /* large (descriptor buffer): not on the stack */
+	struct dma_copy_cfg dma_cfg;
+	struct comch_cfg *comch_cfg = NULL;
+	struct doca_log_backend *sdk_log;
+	doca_error_t result;
+	int exit_status = EXIT_FAILURE;
+
+	memset(&dma_cfg, 0, sizeof(dma_cfg));
+#ifdef DOCA_ARCH_DPU
+	dma_cfg.mode = DMA_COPY_MODE_DPU;
+#else
+	dma_cfg.mode = DMA_COPY_MODE_HOST;
+#endif
+	state.cfg = &dma_cfg;
+
+	result = doca_log_backend_create_standard();
+	if (result != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+	result = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
+	if (result != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+	result = doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
+	if (result != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+
+	result = doca_argp_init("doca_dma_copy", &dma_cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to init ARGP resources: %s", doca_error_get_descr(result));
+		return EXIT_FAILURE;
+	}
+	result = register_dma_copy_params();
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register application params: %s", doca_error_get_descr(result));
+		goto destroy_argp;
+	}
+	result = doca_argp_start(argc, argv);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to parse application input: %s", doca_error_get_descr(result));
+		goto destroy_argp;
+	}
+
+	install_signal_handlers();
+	result = comch_utils_init(DMA_COPY_SERVER_NAME, dma_cfg.cc_dev_pci_addr, dma_cfg.cc_dev_rep_pci_addr, &state,
+				  dma_copy_recv_cb, dma_copy_recv_cb, &comch_cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to initialize a comch: %s", doca_error_get_descr(result));
+		goto destroy_argp;
+	}
+
+	if (dma_cfg.mode == DMA_COPY_MODE_HOST)
+		result = host_start_dma_copy(&dma_cfg, comch_cfg, &state);
+	else
+		result = dpu_start_dma_copy(&dma_cfg, comch_cfg, &state);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("DMA copy failed: %s", doca_error_get_descr(result));
+	else
+		exit_status = EXIT_SUCCESS;
+
+	result = comch_utils_destroy(comch_cfg);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to destroy DOCA Comch: %s", doca_error_get_descr(result));
+		exit_status = EXIT_FAILURE;
+	}
+
+destroy_argp:
+	doca_argp_destroy();
+	return exit_status;
+}

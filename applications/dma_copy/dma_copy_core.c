@@ -1,0 +1,910 @@
+/*
+ * dma_copy_core.c - arguments, negotiation, files and the Arm side's DMA
+ * loop of doca_dma_copy.
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_argp.h>
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dma.h>
+#include <doca_log.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+
+#include "common.h"
+#include "dma_copy_core.h"
+#include "utils.h"
+
+DOCA_LOG_REGISTER(DMA_COPY_CORE);
+
+#define WAIT_SLEEP_NS 20000
+
+/* ---- arguments ------------------------------------------------------------ */
+
+static doca_error_t file_path_callback(void *param, void *config)
+{
+	struct dma_copy_cfg *cfg = config;
+	const char *path = param;
+	size_t len = strnlen(path, DMA_COPY_MAX_PATH);
+
+	if (len == 0) {
+		DOCA_LOG_ERR("Entered file path is empty");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (len >= DMA_COPY_MAX_PATH) {
+		DOCA_LOG_ERR("Entered file path exceeds the maximum size of %d characters", DMA_COPY_MAX_PATH - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(cfg->file_path, path, len + 1);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t copy_pci_addr(const char *addr, char *dst, size_t dst_size, const char *what)
+{
+	size_t len = strnlen(addr, dst_size);
+
+	if (len == 0 || len >= dst_size) {
+		DOCA_LOG_ERR("Entered %s PCI address \"%s\" is not valid: expected 1 to %zu characters", what, addr,
+			     dst_size - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(dst, addr, len + 1);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t dev_pci_addr_callback(void *param, void *config)
+{
+	struct dma_copy_cfg *cfg = config;
+
+	return copy_pci_addr(param, cfg->cc_dev_pci_addr, sizeof(cfg->cc_dev_pci_addr), "device");
+}
+
+#ifdef DOCA_ARCH_DPU
+static doca_error_t rep_pci_addr_callback(void *param, void *config)
+{
+	struct dma_copy_cfg *cfg = config;
+
+	return copy_pci_addr(param, cfg->cc_dev_rep_pci_addr, sizeof(cfg->cc_dev_rep_pci_addr), "representor");
+}
+#endif
+
+static doca_error_t register_one(const char *short_name, const char *long_name, const char *arguments,
+				 const char *description, doca_argp_param_cb_t callback)
+{
+	struct doca_argp_param *param;
+	doca_error_t result;
+
+	result = doca_argp_param_create(&param);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create ARGP param: %s", doca_error_get_descr(result));
+		return result;
+	}
+	doca_argp_param_set_short_name(param, short_name);
+	doca_argp_param_set_long_name(param, long_name);
+	doca_argp_param_set_arguments(param, arguments);
+	doca_argp_param_set_description(param, description);
+	doca_argp_param_set_callback(param, callback);
+	doca_argp_param_set_type(param, DOCA_ARGP_TYPE_STRING);
+	doca_argp_param_set_mandatory(param);
+	result = doca_argp_register_param(param);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to register program param %s: %s", long_name, doca_error_get_descr(result));
+	return result;
+}
+
+doca_error_t register_dma_copy_params(void)
+{
+	doca_error_t result;
+
+	result = register_one("f", "file", "<PATH>", "Full path to file to be copied/created after a successful DMA copy",
+			      file_path_callback);
+	if (result != DOCA_SUCCESS)
+		return result;
+	result = register_one("p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comm Channel device PCI address",
+			      dev_pci_addr_callback);
+	if (result != DOCA_SUCCESS)
+		return result;
+#ifdef DOCA_ARCH_DPU
+	result = register_one("r", "rep-pci", "<PCI-ADDRESS>", "DOCA Comm Channel device representor PCI address",
+			      rep_pci_addr_callback);
+	if (result != DOCA_SUCCESS)
+		return result;
+#endif
+	result = doca_argp_register_version_callback(sdk_version_callback);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register version callback: %s", doca_error_get_descr(result));
+		return result;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+void dma_copy_recv_cb(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer, uint32_t msg_len,
+		      struct doca_comch_connection *comch_connection)
+{
+	struct dma_copy_state *state = comch_utils_get_user_data(comch_connection);
+	struct dma_copy_msg msg;
+	uint32_t desc_len;
+
+	(void)event;
+	if (state == NULL || recv_buffer == NULL)
+		return;
+	if (state->msg_pending) {
+		DOCA_LOG_ERR("Received a control message before the previous one was handled");
+		state->protocol_error = 1;
+		return;
+	}
+	if (msg_len < sizeof(msg)) {
+		DOCA_LOG_ERR("Received a control message of %u bytes, expected at least %zu", msg_len, sizeof(msg));
+		state->protocol_error = 1;
+		return;
+	}
+	memcpy(&msg, recv_buffer, sizeof(msg));
+	msg.type = be32toh(msg.type);
+	msg.status = be32toh(msg.status);
+	msg.direction = be32toh(msg.direction);
+	msg.desc_len = be32toh(msg.desc_len);
+	msg.file_size = be64toh(msg.file_size);
+	msg.addr = be64toh(msg.addr);
+	msg.len = be64toh(msg.len);
+	desc_len = msg.type == DMA_COPY_MSG_EXPORT ? msg.desc_len : 0;
+	if (desc_len > DMA_COPY_MAX_DESC_SIZE || msg_len != sizeof(msg) + desc_len) {
+		DOCA_LOG_ERR("Received a malformed control message (type %u, %u bytes)", msg.type, msg_len);
+		state->protocol_error = 1;
+		return;
+	}
+	state->msg = msg;
+	memcpy(state->desc, recv_buffer + sizeof(msg), desc_len);
+	state->msg_pending = 1;
+}
+
+static doca_error_t send_msg(struct comch_cfg *comch_cfg, const struct dma_copy_msg *msg, const void *desc)
+{
+	uint8_t wire[sizeof(struct dma_copy_msg) + DMA_COPY_MAX_DESC_SIZE];
+	struct dma_copy_msg m;
+	uint32_t desc_len = msg->type == DMA_COPY_MSG_EXPORT ? msg->desc_len : 0;
+	struct doca_comch_connection *conn = comch_util_get_connection(comch_cfg);
+	doca_error_t result;
+
+	if (conn == NULL) {
+		DOCA_LOG_ERR("Failed to send a control message: the connection to the peer is gone");
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	if (desc_len > DMA_COPY_MAX_DESC_SIZE)
+		return DOCA_ERROR_INVALID_VALUE;
+	m.type = htobe32(msg->type);
+	m.status = htobe32(msg->status);
+	m.direction = htobe32(msg->direction);
+	m.desc_len = htobe32(desc_len);
+	m.file_size = htobe64(msg->file_size);
+	m.addr = htobe64(msg->addr);
+	m.len = htobe64(msg->len);
+	memcpy(wire, &m, sizeof(m));
+	if (desc_len > 0)
+		memcpy(wire + sizeof(m), desc, desc_len);
+	result = comch_utils_send(conn, wire, (uint32_t)(sizeof(m) + desc_len));
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to send a control message: %s", doca_error_get_descr(result));
+	return result;
+}
+
+static void wait_peer_gone(struct comch_cfg *comch_cfg);
+
+/* Tell the peer we give up (best effort: it may be gone already). */
+static void send_abort(struct comch_cfg *comch_cfg, doca_error_t status)
+{
+	struct dma_copy_msg msg = {.type = DMA_COPY_MSG_DONE, .status = (uint32_t)status};
+
+	if (comch_util_get_connection(comch_cfg) != NULL)
+		(void)send_msg(comch_cfg, &msg, NULL);
+}
+
+static const char *msg_name(uint32_t type)
+{
+	switch (type) {
+	case DMA_COPY_MSG_REQUEST:
+		return "request";
+	case DMA_COPY_MSG_RESPONSE:
+		return "response";
+	case DMA_COPY_MSG_EXPORT:
+		return "export";
+	case DMA_COPY_MSG_DONE:
+		return "completion";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *peer_name(const struct dma_copy_state *state)
+{
+	return state->cfg->mode == DMA_COPY_MODE_HOST ? "DPU" : "host";
+}
+
+/*
+ * Wait for the next message, which must be of `type`. A DONE carrying an
+ * error (the peer aborted) is answered with that error.
+ */
+static doca_error_t wait_msg(struct comch_cfg *comch_cfg, struct dma_copy_state *state, uint32_t type)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = WAIT_SLEEP_NS};
+	struct doca_comch_connection *conn;
+	doca_error_t result;
+
+	for (;;) {
+		if (state->protocol_error) {
+			DOCA_LOG_ERR("Negotiation with the %s failed: unexpected or malformed message", peer_name(state));
+			return DOCA_ERROR_UNEXPECTED;
+		}
+		if (state->msg_pending)
+			break;
+		conn = comch_util_get_connection(comch_cfg);
+		result = conn == NULL ? comch_utils_check_connection(comch_cfg) : comch_utils_progress_connection(conn);
+		if (state->msg_pending)
+			continue;
+		if (result != DOCA_SUCCESS) {
+			if (result == DOCA_ERROR_SHUTDOWN)
+				DOCA_LOG_ERR("Interrupted while waiting for the %s's %s", peer_name(state), msg_name(type));
+			else
+				DOCA_LOG_ERR("Connection to the %s was lost while waiting for its %s: %s",
+					     peer_name(state), msg_name(type), doca_error_get_descr(result));
+			return result == DOCA_SUCCESS ? DOCA_ERROR_NOT_CONNECTED : result;
+		}
+		nanosleep(&ts, NULL);
+	}
+	state->msg_pending = 0;
+	if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
+			     doca_error_get_descr((doca_error_t)state->msg.status));
+		return (doca_error_t)state->msg.status;
+	}
+	if (state->msg.type != type) {
+		DOCA_LOG_ERR("Expected a %s message from the %s, received a %s message", msg_name(type),
+			     peer_name(state), msg_name(state->msg.type));
+		return DOCA_ERROR_UNEXPECTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+/*
+ * After our last message, let the peer read it and close first (bounded):
+ * the host never sees the server vanish under a successful copy, and an
+ * abort is not lost with a connection the server has not finished setting up.
+ */
+static void wait_peer_gone(struct comch_cfg *comch_cfg)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = WAIT_SLEEP_NS};
+	struct doca_comch_connection *conn;
+	uint64_t deadline = utils_monotonic_ns() + 5ull * 1000 * 1000 * 1000;
+
+	while ((conn = comch_util_get_connection(comch_cfg)) != NULL && utils_monotonic_ns() < deadline) {
+		if (comch_utils_progress_connection(conn) != DOCA_SUCCESS)
+			break;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* Read a whole regular file of at most DMA_COPY_MAX_FILE_SIZE bytes (*buf NULL when empty). */
+static doca_error_t read_in_file(const char *path, char **buf, size_t *size)
+{
+	struct stat st;
+	char *data = NULL;
+	size_t done = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		DOCA_LOG_ERR("Failed to open %s: %s", path, strerror(errno));
+		return errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		DOCA_LOG_ERR("File %s is not a regular file", path);
+		close(fd);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if ((uint64_t)st.st_size > DMA_COPY_MAX_FILE_SIZE) {
+		DOCA_LOG_ERR("File %s is %" PRIu64 " bytes, larger than the maximum of %llu bytes", path,
+			     (uint64_t)st.st_size, DMA_COPY_MAX_FILE_SIZE);
+		close(fd);
+		return DOCA_ERROR_TOO_BIG;
+	}
+	if (st.st_size > 0) {
+		data = malloc((size_t)st.st_size);
+		if (data == NULL) {
+			DOCA_LOG_ERR("Failed to allocate %" PRIu64 " bytes for %s", (uint64_t)st.st_size, path);
+			close(fd);
+			return DOCA_ERROR_NO_MEMORY;
+		}
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, data + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			DOCA_LOG_ERR("Failed to read %s: %s", path, n < 0 ? strerror(errno) : "file shrank while reading");
+			free(data);
+			close(fd);
+			return DOCA_ERROR_IO_FAILED;
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	*buf = data;
+	*size = done;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * The destination file: written unnamed (O_TMPFILE) in the target's
+ * directory and linked under the target's name only when complete, so
+ * nothing partial ever carries that name, even if the process is killed.
+ * Where O_TMPFILE is unsupported, a visible "<path>.partial-XXXXXX" file
+ * takes its place and is removed on failure.
+ */
+struct out_file {
+	int fd;
+	bool unnamed;
+	char path[DMA_COPY_MAX_PATH];
+	char tmp_path[DMA_COPY_MAX_PATH + 32];
+};
+
+static doca_error_t out_file_open(const char *path, struct out_file *out)
+{
+	char dir_buf[DMA_COPY_MAX_PATH];
+	struct stat st;
+	const char *dir;
+
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	snprintf(out->path, sizeof(out->path), "%s", path);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		DOCA_LOG_ERR("Destination %s exists and is not a regular file", path);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	snprintf(dir_buf, sizeof(dir_buf), "%s", path);
+	dir = dirname(dir_buf);
+	out->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (out->fd >= 0) {
+		out->unnamed = true;
+		return DOCA_SUCCESS;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+		DOCA_LOG_ERR("Failed to create a file in %s: %s", dir, strerror(errno));
+		return errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
+	}
+	snprintf(out->tmp_path, sizeof(out->tmp_path), "%s.partial-XXXXXX", path);
+	out->fd = mkostemp(out->tmp_path, O_CLOEXEC);
+	if (out->fd < 0) {
+		DOCA_LOG_ERR("Failed to create a file next to %s: %s", path, strerror(errno));
+		return DOCA_ERROR_IO_FAILED;
+	}
+	return DOCA_SUCCESS;
+}
+
+static void out_file_abort(struct out_file *out)
+{
+	if (out->fd < 0)
+		return;
+	close(out->fd);
+	out->fd = -1;
+	if (!out->unnamed)
+		unlink(out->tmp_path);
+}
+
+static doca_error_t out_file_commit(struct out_file *out, const char *data, size_t len)
+{
+	char proc_path[64];
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(out->fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			DOCA_LOG_ERR("Failed to write %s: %s", out->path, n < 0 ? strerror(errno) : "short write");
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	if (fsync(out->fd) != 0) {
+		DOCA_LOG_ERR("Failed to sync %s: %s", out->path, strerror(errno));
+		goto fail;
+	}
+	if (out->unnamed) {
+		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", out->fd);
+		if (linkat(AT_FDCWD, proc_path, AT_FDCWD, out->path, AT_SYMLINK_FOLLOW) == 0)
+			goto done;
+		if (errno != EEXIST) {
+			DOCA_LOG_ERR("Failed to create %s: %s", out->path, strerror(errno));
+			goto fail;
+		}
+		/* Replace an existing file atomically: link under a private name, rename over. */
+		snprintf(out->tmp_path, sizeof(out->tmp_path), "%s.partial-%d", out->path, (int)getpid());
+		unlink(out->tmp_path);
+		if (linkat(AT_FDCWD, proc_path, AT_FDCWD, out->tmp_path, AT_SYMLINK_FOLLOW) != 0) {
+			DOCA_LOG_ERR("Failed to create %s: %s", out->tmp_path, strerror(errno));
+			goto fail;
+		}
+		out->unnamed = false;
+	}
+	if (rename(out->tmp_path, out->path) != 0) {
+		DOCA_LOG_ERR("Failed to rename %s to %s: %s", out->tmp_path, out->path, strerror(errno));
+		goto fail;
+	}
+done:
+	close(out->fd);
+	out->fd = -1;
+	return DOCA_SUCCESS;
+fail:
+	out_file_abort(out);
+	return DOCA_ERROR_IO_FAILED;
+}
+
+static void host_abort(struct comch_cfg *comch_cfg, doca_error_t status)
+{
+	send_abort(comch_cfg, status);
+	wait_peer_gone(comch_cfg);
+}
+
+/* ---- host: export ------------------------------------------------------------ */
+
+static doca_error_t host_export(struct doca_dev *dev, void *buf, size_t len, uint32_t access, struct doca_mmap **mmap,
+				const void **desc, size_t *desc_len)
+{
+	doca_error_t result;
+
+	result = doca_mmap_create(mmap);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create mmap: %s", doca_error_get_descr(result));
+		return result;
+	}
+	result = doca_mmap_set_permissions(*mmap, access);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_add_dev(*mmap, dev);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_set_memrange(*mmap, buf, len);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_start(*mmap);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to set up the mmap of the file buffer: %s", doca_error_get_descr(result));
+		goto destroy;
+	}
+	result = doca_mmap_export_pci(*mmap, dev, desc, desc_len);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to export the file buffer to the DPU: %s", doca_error_get_descr(result));
+		goto destroy;
+	}
+	if (*desc_len > DMA_COPY_MAX_DESC_SIZE) {
+		DOCA_LOG_ERR("Export descriptor of %zu bytes exceeds the maximum of %d", *desc_len,
+			     DMA_COPY_MAX_DESC_SIZE);
+		result = DOCA_ERROR_TOO_BIG;
+		goto destroy;
+	}
+	return DOCA_SUCCESS;
+destroy:
+	doca_mmap_destroy(*mmap);
+	*mmap = NULL;
+	return result;
+}
+
+doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *comch_cfg, struct dma_copy_state *state)
+{
+	struct doca_dev *dev = comch_utils_get_device(comch_cfg);
+	struct dma_copy_msg msg;
+	struct doca_mmap *mmap = NULL;
+	struct out_file out = {.fd = -1};
+	const void *desc = NULL;
+	size_t desc_len = 0, size = 0;
+	char *buf = NULL;
+	struct stat st;
+	enum dma_copy_direction dir;
+	doca_error_t result;
+
+	if (cfg == NULL || comch_cfg == NULL || state == NULL || dev == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+
+	if (stat(cfg->file_path, &st) == 0) {
+		dir = DMA_COPY_HOST_TO_DPU;
+		result = read_in_file(cfg->file_path, &buf, &size);
+	} else if (errno == ENOENT) {
+		dir = DMA_COPY_DPU_TO_HOST;
+		result = out_file_open(cfg->file_path, &out);
+	} else {
+		DOCA_LOG_ERR("Failed to access %s: %s", cfg->file_path, strerror(errno));
+		dir = DMA_COPY_HOST_TO_DPU;
+		result = DOCA_ERROR_IO_FAILED;
+	}
+	if (result != DOCA_SUCCESS) {
+		host_abort(comch_cfg, result);
+		return result;
+	}
+	DOCA_LOG_INFO("%s", dir == DMA_COPY_HOST_TO_DPU ? "File exists: copying it from the host to the DPU" :
+							 "File not found: copying it from the DPU to the host");
+
+	memset(&msg, 0, sizeof(msg));
+	msg.type = DMA_COPY_MSG_REQUEST;
+	msg.direction = dir;
+	msg.file_size = dir == DMA_COPY_HOST_TO_DPU ? size : 0;
+	result = send_msg(comch_cfg, &msg, NULL);
+	if (result != DOCA_SUCCESS)
+		goto out;
+	result = wait_msg(comch_cfg, state, DMA_COPY_MSG_RESPONSE);
+	if (result != DOCA_SUCCESS)
+		goto out;
+	if (state->msg.status != DOCA_SUCCESS) {
+		result = (doca_error_t)state->msg.status;
+		DOCA_LOG_ERR("The DPU refused the copy: %s", doca_error_get_descr(result));
+		goto out;
+	}
+	if (dir == DMA_COPY_DPU_TO_HOST) {
+		if (state->msg.file_size > DMA_COPY_MAX_FILE_SIZE) {
+			DOCA_LOG_ERR("The DPU announced a file of %" PRIu64 " bytes, larger than the maximum of %llu",
+				     state->msg.file_size, DMA_COPY_MAX_FILE_SIZE);
+			result = DOCA_ERROR_TOO_BIG;
+			host_abort(comch_cfg, result);
+			goto out;
+		}
+		size = (size_t)state->msg.file_size;
+		if (size > 0) {
+			buf = calloc(1, size);
+			if (buf == NULL) {
+				DOCA_LOG_ERR("Failed to allocate %zu bytes", size);
+				result = DOCA_ERROR_NO_MEMORY;
+				host_abort(comch_cfg, result);
+				goto out;
+			}
+		}
+	}
+
+	if (size > 0) {
+		result = host_export(dev, buf, size,
+				     dir == DMA_COPY_HOST_TO_DPU ? DOCA_ACCESS_FLAG_PCI_READ_ONLY :
+								   DOCA_ACCESS_FLAG_PCI_READ_WRITE,
+				     &mmap, &desc, &desc_len);
+		if (result != DOCA_SUCCESS) {
+			host_abort(comch_cfg, result);
+			goto out;
+		}
+	}
+	memset(&msg, 0, sizeof(msg));
+	msg.type = DMA_COPY_MSG_EXPORT;
+	msg.addr = (uint64_t)(uintptr_t)buf;
+	msg.len = size;
+	msg.desc_len = (uint32_t)desc_len;
+	result = send_msg(comch_cfg, &msg, desc);
+	if (result != DOCA_SUCCESS)
+		goto out;
+	result = wait_msg(comch_cfg, state, DMA_COPY_MSG_DONE);
+	if (result != DOCA_SUCCESS)
+		goto out;
+
+	if (dir == DMA_COPY_DPU_TO_HOST) {
+		result = out_file_commit(&out, buf, size);
+		if (result != DOCA_SUCCESS)
+			goto out;
+		DOCA_LOG_INFO("Received %zu bytes from the DPU into %s", size, cfg->file_path);
+	} else {
+		DOCA_LOG_INFO("Sent %zu bytes of %s to the DPU", size, cfg->file_path);
+	}
+	DOCA_LOG_INFO("DMA copy finished successfully");
+
+out:
+	out_file_abort(&out);
+	if (mmap != NULL)
+		doca_mmap_destroy(mmap);
+	free(buf);
+	return result;
+}
+
+/* ---- Arm side: the DMA loop ---------------------------------------------------- */
+
+struct dpu_dma {
+	struct doca_pe *pe;
+	struct doca_dma *dma;
+	struct doca_ctx *ctx;
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *local;
+	struct doca_mmap *remote;
+	doca_error_t task_result;
+	bool task_done;
+};
+
+static void dma_ok_cb(struct doca_dma_task_memcpy *task, union doca_data task_user_data, union doca_data ctx_user_data)
+{
+	struct dpu_dma *d = task_user_data.ptr;
+
+	(void)ctx_user_data;
+	d->task_result = DOCA_SUCCESS;
+	d->task_done = true;
+	doca_task_free(doca_dma_task_memcpy_as_task(task));
+}
+
+static void dma_err_cb(struct doca_dma_task_memcpy *task, union doca_data task_user_data,
+		       union doca_data ctx_user_data)
+{
+	struct dpu_dma *d = task_user_data.ptr;
+
+	(void)ctx_user_data;
+	d->task_result = doca_task_get_status(doca_dma_task_memcpy_as_task(task));
+	if (d->task_result == DOCA_SUCCESS)
+		d->task_result = DOCA_ERROR_UNKNOWN;
+	d->task_done = true;
+	doca_task_free(doca_dma_task_memcpy_as_task(task));
+}
+
+static void dpu_dma_destroy(struct dpu_dma *d)
+{
+	if (d->ctx != NULL)
+		(void)request_stop_ctx(d->pe, d->ctx);
+	if (d->dma != NULL)
+		doca_dma_destroy(d->dma);
+	if (d->inv != NULL)
+		doca_buf_inventory_destroy(d->inv);
+	if (d->remote != NULL)
+		doca_mmap_destroy(d->remote);
+	if (d->local != NULL)
+		doca_mmap_destroy(d->local);
+	if (d->pe != NULL)
+		doca_pe_destroy(d->pe);
+	memset(d, 0, sizeof(*d));
+}
+
+static doca_error_t dpu_dma_create(struct doca_dev *dev, char *local, size_t len, const void *desc, size_t desc_len,
+				   struct dpu_dma *d)
+{
+	doca_error_t result;
+
+	memset(d, 0, sizeof(*d));
+	result = doca_mmap_create(&d->local);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_set_permissions(d->local, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_add_dev(d->local, dev);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_set_memrange(d->local, local, len);
+	if (result == DOCA_SUCCESS)
+		result = doca_mmap_start(d->local);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to set up the local mmap: %s", doca_error_get_descr(result));
+		goto fail;
+	}
+	result = doca_mmap_create_from_export(NULL, desc, desc_len, dev, &d->remote);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create mmap from the host's export: %s", doca_error_get_descr(result));
+		goto fail;
+	}
+	result = doca_buf_inventory_create(2, &d->inv);
+	if (result == DOCA_SUCCESS)
+		result = doca_buf_inventory_start(d->inv);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to set up the buffer inventory: %s", doca_error_get_descr(result));
+		goto fail;
+	}
+	result = doca_pe_create(&d->pe);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create the DMA progress engine: %s", doca_error_get_descr(result));
+		goto fail;
+	}
+	result = doca_dma_create(dev, &d->dma);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create the DMA context: %s", doca_error_get_descr(result));
+		goto fail;
+	}
+	result = doca_dma_task_memcpy_set_conf(d->dma, dma_ok_cb, dma_err_cb, 1);
+	if (result == DOCA_SUCCESS)
+		result = doca_pe_connect_ctx(d->pe, doca_dma_as_ctx(d->dma));
+	if (result == DOCA_SUCCESS)
+		result = doca_ctx_start(doca_dma_as_ctx(d->dma));
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to start the DMA context: %s", doca_error_get_descr(result));
+		goto fail;
+	}
+	d->ctx = doca_dma_as_ctx(d->dma);
+	return DOCA_SUCCESS;
+fail:
+	dpu_dma_destroy(d);
+	return result;
+}
+
+/* One memcpy task of len bytes between local and remote (host) addresses. */
+static doca_error_t dpu_dma_chunk(struct dpu_dma *d, char *local, uint64_t remote, size_t len, bool to_host)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 1000};
+	struct doca_buf *lbuf = NULL, *rbuf = NULL;
+	struct doca_dma_task_memcpy *task;
+	union doca_data ud = {.ptr = d};
+	void *raddr = (void *)(uintptr_t)remote;
+	doca_error_t result;
+
+	if (to_host) {
+		result = doca_buf_inventory_buf_get_by_data(d->inv, d->local, local, len, &lbuf);
+		if (result == DOCA_SUCCESS)
+			result = doca_buf_inventory_buf_get_by_addr(d->inv, d->remote, raddr, len, &rbuf);
+	} else {
+		result = doca_buf_inventory_buf_get_by_data(d->inv, d->remote, raddr, len, &rbuf);
+		if (result == DOCA_SUCCESS)
+			result = doca_buf_inventory_buf_get_by_addr(d->inv, d->local, local, len, &lbuf);
+	}
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to get DOCA buffers for a chunk: %s", doca_error_get_descr(result));
+		goto release;
+	}
+	result = doca_dma_task_memcpy_alloc_init(d->dma, to_host ? lbuf : rbuf, to_host ? rbuf : lbuf, ud, &task);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to allocate a DMA memcpy task: %s", doca_error_get_descr(result));
+		goto release;
+	}
+	d->task_done = false;
+	result = doca_task_submit(doca_dma_task_memcpy_as_task(task));
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to submit a DMA memcpy task: %s", doca_error_get_descr(result));
+		doca_task_free(doca_dma_task_memcpy_as_task(task));
+		goto release;
+	}
+	while (!d->task_done) {
+		if (doca_pe_progress(d->pe) == 0)
+			nanosleep(&ts, NULL);
+	}
+	result = d->task_result;
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("DMA memcpy task failed: %s", doca_error_get_descr(result));
+release:
+	if (lbuf != NULL)
+		doca_buf_dec_refcount(lbuf, NULL);
+	if (rbuf != NULL)
+		doca_buf_dec_refcount(rbuf, NULL);
+	return result;
+}
+
+static doca_error_t dpu_dma_copy(struct doca_dev *dev, char *local, size_t size, const struct dma_copy_state *state,
+				 bool to_host)
+{
+	struct dpu_dma d;
+	uint64_t max_buf_size = 0;
+	size_t chunk, off, n, num_chunks;
+	doca_error_t result;
+
+	result = doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), &max_buf_size);
+	if (result != DOCA_SUCCESS || max_buf_size == 0) {
+		DOCA_LOG_ERR("Failed to get the DMA max buffer size: %s", doca_error_get_descr(result));
+		return result != DOCA_SUCCESS ? result : DOCA_ERROR_NOT_SUPPORTED;
+	}
+	chunk = max_buf_size < size ? (size_t)max_buf_size : size;
+	num_chunks = (size + chunk - 1) / chunk;
+	result = dpu_dma_create(dev, local, size, state->desc, state->msg.desc_len, &d);
+	if (result != DOCA_SUCCESS)
+		return result;
+	DOCA_LOG_INFO("Copying %zu bytes %s the host in %zu chunks of at most %zu bytes", size,
+		      to_host ? "to" : "from", num_chunks, chunk);
+	for (off = 0; off < size; off += n) {
+		if (comch_utils_interrupted()) {
+			DOCA_LOG_ERR("Interrupted during the DMA copy");
+			result = DOCA_ERROR_SHUTDOWN;
+			break;
+		}
+		n = size - off < chunk ? size - off : chunk;
+		result = dpu_dma_chunk(&d, local + off, state->msg.addr + off, n, to_host);
+		if (result != DOCA_SUCCESS) {
+			DOCA_LOG_ERR("DMA copy failed at byte %zu of %zu: %s", off, size, doca_error_get_descr(result));
+			break;
+		}
+	}
+	dpu_dma_destroy(&d);
+	return result;
+}
+
+doca_error_t dpu_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *comch_cfg, struct dma_copy_state *state)
+{
+	struct doca_dev *dev = comch_utils_get_device(comch_cfg);
+	struct dma_copy_msg msg;
+	struct out_file out = {.fd = -1};
+	char *buf = NULL;
+	size_t size = 0;
+	uint32_t dir;
+	uint8_t supported = 0;
+	doca_error_t result;
+
+	if (cfg == NULL || comch_cfg == NULL || state == NULL || dev == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+
+	result = wait_msg(comch_cfg, state, DMA_COPY_MSG_REQUEST);
+	if (result != DOCA_SUCCESS)
+		return result;
+	dir = state->msg.direction;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.type = DMA_COPY_MSG_RESPONSE;
+	if (doca_dma_cap_task_memcpy_is_supported(doca_dev_as_devinfo(dev)) != DOCA_SUCCESS ||
+	    doca_mmap_cap_is_create_from_export_pci_supported(doca_dev_as_devinfo(dev), &supported) != DOCA_SUCCESS ||
+	    !supported) {
+		DOCA_LOG_ERR("Device %s cannot DMA from host memory", cfg->cc_dev_pci_addr);
+		result = DOCA_ERROR_NOT_SUPPORTED;
+	} else if (dir == DMA_COPY_HOST_TO_DPU) {
+		if (state->msg.file_size > DMA_COPY_MAX_FILE_SIZE) {
+			DOCA_LOG_ERR("The host requested a file of %" PRIu64 " bytes, larger than the maximum of %llu",
+				     state->msg.file_size, DMA_COPY_MAX_FILE_SIZE);
+			result = DOCA_ERROR_TOO_BIG;
+		} else {
+			size = (size_t)state->msg.file_size;
+			result = out_file_open(cfg->file_path, &out);
+			if (result == DOCA_SUCCESS && size > 0) {
+				buf = calloc(1, size);
+				if (buf == NULL) {
+					DOCA_LOG_ERR("Failed to allocate %zu bytes", size);
+					result = DOCA_ERROR_NO_MEMORY;
+				}
+			}
+		}
+	} else if (dir == DMA_COPY_DPU_TO_HOST) {
+		result = read_in_file(cfg->file_path, &buf, &size);
+		msg.file_size = size;
+	} else {
+		DOCA_LOG_ERR("The host requested an unknown direction %u", dir);
+		result = DOCA_ERROR_INVALID_VALUE;
+	}
+	msg.status = (uint32_t)result;
+	if (result == DOCA_SUCCESS)
+		DOCA_LOG_INFO("The host requested a copy %s: %zu bytes, file %s",
+			      dir == DMA_COPY_HOST_TO_DPU ? "from the host to the DPU" : "from the DPU to the host", size,
+			      cfg->file_path);
+	if (send_msg(comch_cfg, &msg, NULL) != DOCA_SUCCESS && result == DOCA_SUCCESS)
+		result = DOCA_ERROR_NOT_CONNECTED;
+	if (result != DOCA_SUCCESS)
+		goto out;
+
+	result = wait_msg(comch_cfg, state, DMA_COPY_MSG_EXPORT);
+	if (result != DOCA_SUCCESS)
+		goto out;
+	if (state->msg.len != size || (size > 0 && state->msg.desc_len == 0)) {
+		DOCA_LOG_ERR("The host exported %" PRIu64 " bytes with a %u byte descriptor, expected %zu bytes",
+			     state->msg.len, state->msg.desc_len, size);
+		result = DOCA_ERROR_INVALID_VALUE;
+		send_abort(comch_cfg, result);
+		goto out;
+	}
+	if (size > 0) {
+		result = dpu_dma_copy(dev, buf, size, state, dir == DMA_COPY_DPU_TO_HOST);
+		if (result != DOCA_SUCCESS) {
+			send_abort(comch_cfg, result);
+			goto out;
+		}
+	}
+	if (dir == DMA_COPY_HOST_TO_DPU) {
+		result = out_file_commit(&out, buf, size);
+		if (result != DOCA_SUCCESS) {
+			send_abort(comch_cfg, result);
+			goto out;
+		}
+		DOCA_LOG_INFO("Received %zu bytes from the host into %s", size, cfg->file_path);
+	} else {
+		DOCA_LOG_INFO("Sent %zu bytes of %s to the host", size, cfg->file_path);
+	}
+	memset(&msg, 0, sizeof(msg));
+	msg.type = DMA_COPY_MSG_DONE;
+	result = send_msg(comch_cfg, &msg, NULL);
+	if (result == DOCA_SUCCESS)
+		DOCA_LOG_INFO("DMA copy finished successfully");
+out:
+	out_file_abort(&out);
+	free(buf);
+	wait_peer_gone(comch_cfg);
+	return result;
+}
