@@ -1,6 +1,7 @@
 # softdoca top-level build. Two flavors (host, dpu) from one source tree:
 #   build/host, build/dpu          optimized builds (programs, libraries, stage/)
 #   build/asan-host, build/asan-dpu  the same under ASan+UBSan, for the tests
+#   build/tsan-host, build/tsan-dpu  under ThreadSanitizer, for the threaded suites
 # Each flavor is also installed into build/<flavor>/stage, which is what
 # PKG_CONFIG_PATH points at to build DOCA programs outside this tree.
 BUILD := $(CURDIR)/build
@@ -8,14 +9,16 @@ FLAVORS := host dpu
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps build asan test demo bench clean help
+.PHONY: all deps build asan tsan test demo bench soak clean help
 
 all: build
 
 help:
 	@echo "make demo   build and run the lab on the default emulated BlueField"
-	@echo "make test   build everything and run every test (plain and ASan+UBSan)"
+	@echo "make test   build everything and run every test (plain, ASan+UBSan, and the"
+	@echo "            threaded suites under ThreadSanitizer)"
 	@echo "make bench  run the benchmarks (figures, not tests)"
+	@echo "make soak   millions of checked Comch messages and DMA tasks (SOAK_SECONDS, default 180)"
 	@echo "make clean  remove build/"
 
 deps:
@@ -32,6 +35,12 @@ $(BUILD)/asan-%/build.ninja: | deps
 		-Dprefix=$(BUILD)/asan-$*/stage -Dlibdir=lib \
 		-Dpeer_build=$(BUILD)/asan-$(if $(filter host,$*),dpu,host)
 
+$(BUILD)/tsan-%/build.ninja: | deps
+	$(MESON) setup $(BUILD)/tsan-$* --buildtype=debug -Dflavor=$* \
+		-Db_sanitize=thread -Db_lundef=false \
+		-Dprefix=$(BUILD)/tsan-$*/stage -Dlibdir=lib \
+		-Dpeer_build=$(BUILD)/tsan-$(if $(filter host,$*),dpu,host)
+
 build: $(foreach f,$(FLAVORS),$(BUILD)/$(f)/build.ninja)
 	@for f in $(FLAVORS); do \
 		$(NINJA) -C $(BUILD)/$$f && $(MESON) install -C $(BUILD)/$$f --quiet --no-rebuild || exit 1; \
@@ -42,7 +51,12 @@ asan: $(foreach f,$(FLAVORS),$(BUILD)/asan-$(f)/build.ninja)
 		$(NINJA) -C $(BUILD)/asan-$$f && $(MESON) install -C $(BUILD)/asan-$$f --quiet --no-rebuild || exit 1; \
 	done
 
-test: build asan
+tsan: $(foreach f,$(FLAVORS),$(BUILD)/tsan-$(f)/build.ninja)
+	@for f in $(FLAVORS); do \
+		$(NINJA) -C $(BUILD)/tsan-$$f && $(MESON) install -C $(BUILD)/tsan-$$f --quiet --no-rebuild || exit 1; \
+	done
+
+test: build asan tsan
 	@./tests/run_all.sh $(BUILD)
 
 demo: build
@@ -50,6 +64,9 @@ demo: build
 
 bench: build
 	@./bench/run.sh $(BUILD)
+
+soak: build
+	@./tests/soak/run_soak.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

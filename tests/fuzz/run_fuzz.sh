@@ -1,29 +1,36 @@
 #!/bin/sh
-# Build the argp libFuzzer targets with clang (ASan+UBSan) straight from the
+# Build the libFuzzer targets with clang (ASan+UBSan) straight from the
 # sources they need, then run each for SECONDS on a corpus seeded from
 # tests/fuzz/corpus/<target>/. Exits non-zero on any crash, leak, hang
 # (5 s per input) or build failure; the failing input is kept as
 # <build-dir>/<target>-crash-* (or leak-*/timeout-*).
 #
-#   tests/fuzz/run_fuzz.sh SECONDS [BUILD_DIR]
+#   tests/fuzz/run_fuzz.sh SECONDS [BUILD_DIR [TARGET...]]
 #
-# meson test --suite fuzz runs 10 s per target. To fuzz longer:
-#   tests/fuzz/run_fuzz.sh 600 /tmp/fuzz      (10 minutes per target)
-# and to replay one input:  /tmp/fuzz/fuzz_argp <file>
+# Targets: fuzz_argp (argv), fuzz_argp_json (-j files), fuzz_topology
+# (SOFTDOCA_TOPOLOGY files), fuzz_frame (fabric frames from a peer and the
+# Comch fast-path shared memory); default all. meson test --suite fuzz runs
+# each for 7 s. To fuzz longer:
+#   tests/fuzz/run_fuzz.sh 600 /tmp/fuzz fuzz_frame   (10 minutes)
+# and to replay one input:  /tmp/fuzz/fuzz_frame <file>
 # Without BUILD_DIR a temporary directory is used and removed afterwards
 # (unless something failed). CC (default clang) picks the compiler.
 set -eu
 
-secs=${1:?usage: run_fuzz.sh SECONDS [BUILD_DIR]}
+secs=${1:?usage: run_fuzz.sh SECONDS [BUILD_DIR [TARGET...]]}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 cc=${CC:-clang}
 case "$cc" in *clang*) ;; *) cc=clang ;; esac
+all="fuzz_argp fuzz_argp_json fuzz_topology fuzz_frame"
 if [ $# -ge 2 ]; then
 	out=$2
 	mkdir -p "$out"
 	tmp=""
+	shift 2
+	targets=${*:-$all}
 else
+	targets=$all
 	out=$(mktemp -d /tmp/softdoca-fuzz.XXXXXX)
 	tmp=$out
 fi
@@ -62,19 +69,43 @@ compile() { # out.o source [extra flags]
 	# shellcheck disable=SC2086
 	$cc $cflags -fsanitize=fuzzer-no-link "$@" -c "$s" -o "$obj/$o"
 }
-# argp's exit() (after -h / -v) returns into the target instead of ending it
-compile argp.o "$src/src/argp/argp.c" -Dexit=sd_fuzz_exit
 compile log.o "$src/src/log/log.c"
 compile error.o "$src/src/core/error.c"
 compile version.o "$src/src/core/version.c"
-compile fuzz_common.o "$here/fuzz_common.c"
+base="$obj/log.o $obj/error.o $obj/version.o"
+have_argp=""
 
-targets="fuzz_argp fuzz_argp_json"
 for t in $targets; do
-	compile "$t.o" "$here/$t.c"
+	case $t in
+	fuzz_argp | fuzz_argp_json)
+		if [ -z "$have_argp" ]; then
+			# argp's exit() (after -h / -v) returns into the target instead of ending it
+			compile argp.o "$src/src/argp/argp.c" -Dexit=sd_fuzz_exit
+			compile fuzz_common.o "$here/fuzz_common.c"
+			have_argp=1
+		fi
+		compile "$t.o" "$here/$t.c"
+		deps="$obj/fuzz_common.o $obj/argp.o"
+		;;
+	fuzz_topology)
+		# includes topology.c to reach its parser (the loader itself runs once per process)
+		compile "$t.o" "$here/$t.c" -I"$src/src/dev" -Wno-unknown-warning-option
+		deps=""
+		;;
+	fuzz_frame)
+		for m in fabric/frame fabric/link_socket fabric/fabric_dir comch/fastpath_ring; do
+			compile "${m#*/}.o" "$src/src/$m.c"
+		done
+		compile "$t.o" "$here/$t.c" -I"$src/src/comch"
+		deps="$obj/frame.o $obj/link_socket.o $obj/fabric_dir.o $obj/fastpath_ring.o"
+		;;
+	*)
+		echo "run_fuzz: unknown target $t" >&2
+		exit 2
+		;;
+	esac
 	# shellcheck disable=SC2086
-	$cc $san -fsanitize=fuzzer -o "$out/$t" "$obj/$t.o" "$obj/fuzz_common.o" "$obj/argp.o" \
-		"$obj/log.o" "$obj/error.o" "$obj/version.o" $json_libs -lpthread
+	$cc $san -fsanitize=fuzzer -o "$out/$t" "$obj/$t.o" $deps $base $json_libs -lpthread
 done
 
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
