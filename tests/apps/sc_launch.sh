@@ -132,7 +132,7 @@ expect_rc() {
 		fail "$name exited with success, expected a failure"
 	fi
 	# ASan/UBSan reports mean failure whatever the exit code
-	if grep -q -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$LOGS/$name.log"; then
+	if grep -q -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$LOGS/$name.log"; then
 		fail "$name: sanitizer report"
 	fi
 }
