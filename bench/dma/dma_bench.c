@@ -11,7 +11,20 @@
  * "ratio/cpu" the DMA/memcpy ratio of bytes per CPU second. Each
  * figure is the best of ROUNDS alternating runs (the machine may be shared).
  *
+ * Remote mode (--remote): DMA between this process and the other side of
+ * the card. It runs dma_exporter from the other flavor's build (--peer-build
+ * DIR, default $SOFTDOCA_PEER_BUILD_DIR; its libraries from DIR/src), which
+ * exports 128 MiB read-write; tasks read from / write into slices of that
+ * mmap (created from the export) while the exporter only waits. Per size
+ * (1, 4, 16, 64 MiB) it prints GB/s host->Arm and Arm->host next to memcpy
+ * of the same local buffers, measured in the same run, and the ratios. On
+ * the Arm (dpu) side host->Arm is a read of the export, Arm->host a write;
+ * on the host side the other way round. --exporter-thp backs the exported
+ * memory with transparent huge pages (the kernel pins the exporter's pages
+ * for each copy: fewer, larger pages cost less).
+ *
  * usage: dma_bench [-p PCI] [-n INFLIGHT] [-r ROUNDS] [-t SECONDS] [-s SIZE] [-w spin|notify]
+ *                  [--remote [--peer-build DIR] [--exporter-thp]]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,9 +33,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <doca_build_config.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -32,6 +50,8 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+
+#include "dma_remote_util.h"
 
 #define MAX_INFLIGHT 1024
 #define MAX_SIDE_BYTES (128ull << 20) /* memory per side (src or dst) */
@@ -48,6 +68,13 @@ struct bench {
 	bool notify;
 	int epfd;
 	doca_notification_handle_t handle;
+	/* remote mode */
+	struct doca_mmap *rmmap; /* created from the exporter's export */
+	uint8_t *raddr;          /* its range (the exporter's addresses) */
+	size_t rlen;
+	bool peer_thp; /* exporter memory in transparent huge pages */
+	pid_t peer_pid;
+	int peer_in, peer_out;
 	/* per run */
 	uint64_t completed;
 	uint64_t failed;
@@ -159,6 +186,12 @@ struct pair_set {
 	struct doca_dma_task_memcpy *task[MAX_INFLIGHT];
 	uint32_t n;
 	size_t size;
+	/* remote mode: remote slice -> local dst (rd), local src -> remote slice (wr) */
+	struct doca_buf *brd[MAX_INFLIGHT];
+	struct doca_buf *bwr[MAX_INFLIGHT];
+	struct doca_dma_task_memcpy *task_rd[MAX_INFLIGHT];
+	struct doca_dma_task_memcpy *task_wr[MAX_INFLIGHT];
+	bool remote;
 };
 
 static struct doca_mmap *mk_mmap(struct bench *b, void *p, size_t len)
@@ -190,7 +223,10 @@ static void pairs_create(struct bench *b, struct pair_set *ps, size_t size)
 		fprintf(stderr, "dma_bench: out of memory for %zu x %u\n", size, ps->n);
 		exit(1);
 	}
-	memset(ps->src, 0x3c, size * n); /* fault the pages in before timing */
+	if (b->rmmap != NULL)
+		drt_fill(ps->src, size * n, 0, 2); /* what the writes send, checked by the exporter */
+	else
+		memset(ps->src, 0x3c, size * n); /* fault the pages in before timing */
 	memset(ps->dst, 0, size * n);
 	ps->msrc = mk_mmap(b, ps->src, size * n);
 	ps->mdst = mk_mmap(b, ps->dst, size * n);
@@ -198,6 +234,15 @@ static void pairs_create(struct bench *b, struct pair_set *ps, size_t size)
 		CHECK(doca_buf_inventory_buf_get_by_data(b->inv, ps->msrc, ps->src + i * size, size, &ps->bsrc[i]));
 		CHECK(doca_buf_inventory_buf_get_by_addr(b->inv, ps->mdst, ps->dst + i * size, size, &ps->bdst[i]));
 		CHECK(doca_dma_task_memcpy_alloc_init(b->dma, ps->bsrc[i], ps->bdst[i], ud, &ps->task[i]));
+	}
+	if (b->rmmap == NULL)
+		return;
+	ps->remote = true;
+	for (i = 0; i < ps->n; i++) {
+		CHECK(doca_buf_inventory_buf_get_by_data(b->inv, b->rmmap, b->raddr + i * size, size, &ps->brd[i]));
+		CHECK(doca_buf_inventory_buf_get_by_addr(b->inv, b->rmmap, b->raddr + i * size, size, &ps->bwr[i]));
+		CHECK(doca_dma_task_memcpy_alloc_init(b->dma, ps->brd[i], ps->bdst[i], ud, &ps->task_rd[i]));
+		CHECK(doca_dma_task_memcpy_alloc_init(b->dma, ps->bsrc[i], ps->bwr[i], ud, &ps->task_wr[i]));
 	}
 }
 
@@ -209,6 +254,12 @@ static void pairs_destroy(struct pair_set *ps)
 		doca_task_free(doca_dma_task_memcpy_as_task(ps->task[i]));
 		doca_buf_dec_refcount(ps->bsrc[i], NULL);
 		doca_buf_dec_refcount(ps->bdst[i], NULL);
+		if (ps->remote) {
+			doca_task_free(doca_dma_task_memcpy_as_task(ps->task_rd[i]));
+			doca_task_free(doca_dma_task_memcpy_as_task(ps->task_wr[i]));
+			doca_buf_dec_refcount(ps->brd[i], NULL);
+			doca_buf_dec_refcount(ps->bwr[i], NULL);
+		}
 	}
 	CHECK(doca_mmap_destroy(ps->msrc));
 	CHECK(doca_mmap_destroy(ps->mdst));
@@ -216,8 +267,8 @@ static void pairs_destroy(struct pair_set *ps)
 	free(ps->dst);
 }
 
-/* Keep all tasks in flight for about b->seconds; returns copies/s. */
-static double run_dma(struct bench *b, struct pair_set *ps, double *cpu_per_wall)
+/* Keep the n tasks in flight for about b->seconds; returns copies/s. */
+static double run_tasks(struct bench *b, struct doca_dma_task_memcpy **task, uint32_t n, double *cpu_per_wall)
 {
 	double t0, t1, c0, c1, deadline;
 	uint32_t i;
@@ -229,9 +280,9 @@ static double run_dma(struct bench *b, struct pair_set *ps, double *cpu_per_wall
 	c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	t0 = now_s(CLOCK_MONOTONIC);
 	deadline = t0 + b->seconds;
-	for (i = 0; i < ps->n; i++) {
-		doca_buf_reset_data_len(ps->bdst[i]);
-		CHECK(doca_task_submit(doca_dma_task_memcpy_as_task(ps->task[i])));
+	for (i = 0; i < n; i++) {
+		doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task[i]));
+		CHECK(doca_task_submit(doca_dma_task_memcpy_as_task(task[i])));
 		b->outstanding++;
 	}
 	for (;;) {
@@ -255,12 +306,19 @@ static double run_dma(struct bench *b, struct pair_set *ps, double *cpu_per_wall
 		fprintf(stderr, "dma_bench: %lu tasks failed\n", (unsigned long)b->failed);
 		exit(1);
 	}
+	*cpu_per_wall = (c1 - c0) / (t1 - t0);
+	return (double)b->completed / (t1 - t0);
+}
+
+static double run_dma(struct bench *b, struct pair_set *ps, double *cpu_per_wall)
+{
+	double rate = run_tasks(b, ps->task, ps->n, cpu_per_wall);
+
 	if (memcmp(ps->src, ps->dst, ps->size) != 0) {
 		fprintf(stderr, "dma_bench: copy mismatch at size %zu\n", ps->size);
 		exit(1);
 	}
-	*cpu_per_wall = (c1 - c0) / (t1 - t0);
-	return (double)b->completed / (t1 - t0);
+	return rate;
 }
 
 static double run_memcpy(struct bench *b, struct pair_set *ps, double *cpu_per_wall)
@@ -291,10 +349,230 @@ static double run_memcpy(struct bench *b, struct pair_set *ps, double *cpu_per_w
 	return (double)copies / (t1 - t0);
 }
 
+/* ---- remote mode: the exporter on the other side ---- */
+
+#define REMOTE_BYTES MAX_SIDE_BYTES
+
+static bool peer_readline(struct bench *b, char *line, size_t max)
+{
+	size_t n = 0;
+
+	while (n + 1 < max) {
+		struct pollfd pfd = {b->peer_out, POLLIN, 0};
+		char c;
+
+		if (poll(&pfd, 1, 30000) <= 0 || read(b->peer_out, &c, 1) != 1)
+			return false;
+		if (c == '\n')
+			break;
+		line[n++] = c;
+	}
+	line[n] = '\0';
+	return true;
+}
+
+static uint64_t peer_sum(struct bench *b, uint64_t off, uint64_t len)
+{
+	char cmd[64], line[64];
+	int n = snprintf(cmd, sizeof(cmd), "sum %llu %llu\n", (unsigned long long)off, (unsigned long long)len);
+
+	if (write(b->peer_in, cmd, (size_t)n) != n || !peer_readline(b, line, sizeof(line)) ||
+	    strncmp(line, "SUM ", 4) != 0) {
+		fprintf(stderr, "dma_bench: the exporter does not answer\n");
+		exit(1);
+	}
+	return strtoull(line + 4, NULL, 16);
+}
+
+static void remote_start(struct bench *b, const char *peer_build)
+{
+	char path[1024], line[1024];
+	uint8_t desc[512];
+	size_t desc_len;
+	int out[2], in[2];
+	void *addr;
+
+	if (peer_build == NULL || *peer_build == '\0') {
+		fprintf(stderr, "dma_bench: --remote needs --peer-build DIR (or SOFTDOCA_PEER_BUILD_DIR): the other "
+				"flavor's build, with tests/dma/dma_exporter\n");
+		exit(2);
+	}
+	snprintf(path, sizeof(path), "%s/tests/dma/dma_exporter", peer_build);
+	if (access(path, X_OK) != 0) {
+		fprintf(stderr, "dma_bench: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	if (pipe(out) != 0 || pipe(in) != 0) {
+		perror("dma_bench: pipe");
+		exit(1);
+	}
+	b->peer_pid = fork();
+	if (b->peer_pid < 0) {
+		perror("dma_bench: fork");
+		exit(1);
+	}
+	if (b->peer_pid == 0) {
+		char lib[1024], size[32];
+
+		dup2(out[1], 1);
+		dup2(in[0], 0);
+		close(out[0]);
+		close(out[1]);
+		close(in[0]);
+		close(in[1]);
+		snprintf(lib, sizeof(lib), "%s/src", peer_build);
+		setenv("LD_LIBRARY_PATH", lib, 1);
+		snprintf(size, sizeof(size), "%llu", (unsigned long long)REMOTE_BYTES);
+		execl(path, path, size, "rw", "1", b->peer_thp ? "thp" : "4k", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(in[0]);
+	b->peer_out = out[0];
+	b->peer_in = in[1];
+	if (!peer_readline(b, line, sizeof(line)) || strncmp(line, "DESC ", 5) != 0) {
+		fprintf(stderr, "dma_bench: the exporter did not print its descriptor\n");
+		exit(1);
+	}
+	desc_len = drt_from_hex(line + 5, desc, sizeof(desc));
+	CHECK(doca_mmap_create_from_export(NULL, desc, desc_len, b->dev, &b->rmmap));
+	CHECK(doca_mmap_get_memrange(b->rmmap, &addr, &b->rlen));
+	b->raddr = addr;
+}
+
+static void remote_stop(struct bench *b)
+{
+	char line[64];
+	int status;
+
+	CHECK(doca_mmap_destroy(b->rmmap));
+	close(b->peer_in);
+	(void)peer_readline(b, line, sizeof(line));
+	close(b->peer_out);
+	if (waitpid(b->peer_pid, &status, 0) != b->peer_pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fprintf(stderr, "dma_bench: the exporter did not exit cleanly\n");
+}
+
+static void remote_verify(struct bench *b, struct pair_set *ps, bool wrote)
+{
+	uint8_t *want;
+
+	if (wrote) {
+		if (peer_sum(b, 0, ps->size) != drt_sum(ps->src, ps->size)) {
+			fprintf(stderr, "dma_bench: remote write mismatch at size %zu\n", ps->size);
+			exit(1);
+		}
+		return;
+	}
+	want = malloc(ps->size);
+	if (want == NULL)
+		exit(1);
+	/* Slice 0 of the export: the pattern, or what the writes put there (same bytes as src). */
+	if (memcmp(ps->dst, ps->src, ps->size) != 0) {
+		drt_fill(want, ps->size, 0, 1);
+		if (memcmp(ps->dst, want, ps->size) != 0) {
+			fprintf(stderr, "dma_bench: remote read mismatch at size %zu\n", ps->size);
+			exit(1);
+		}
+	}
+	free(want);
+}
+
+static double median(double *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void remote_table(struct bench *b, size_t one_size, uint64_t max_size)
+{
+	static const size_t sizes[] = {1u << 20, 4u << 20, 16u << 20, 64u << 20};
+#ifdef DOCA_ARCH_DPU
+	const bool read_is_h2a = true; /* the exporter is the host */
+#else
+	const bool read_is_h2a = false;
+#endif
+	size_t k;
+
+	printf("dma_bench --remote: this side %s, exporter %d on the other side (%zu MiB exported in %s pages), %u "
+	       "task(s) in flight max, best of %u x %.2f s, wait=%s\n",
+	       read_is_h2a ? "Arm (dpu)" : "host", (int)b->peer_pid, b->rlen >> 20, b->peer_thp ? "2 MiB THP" : "4 KiB",
+	       b->depth, b->rounds, b->seconds, b->notify ? "notify" : "spin");
+	printf("(GB/s: best of the rounds; h2a/mcpy, a2h/mcpy: best over best; med: median over rounds of the ratio to "
+	       "that round's memcpy; /cpu: bytes per CPU second over memcpy's)\n");
+	printf("%10s %6s %13s %13s %12s %9s %9s %9s %9s %8s %8s %8s %9s %9s\n", "size", "tasks", "host->Arm",
+	       "Arm->host", "memcpy GB/s", "h2a/mcpy", "a2h/mcpy", "h2a med", "a2h med", "rd cpu", "wr cpu", "mc cpu",
+	       "h2a/cpu", "a2h/cpu");
+	for (k = 0; k < (one_size ? 1 : sizeof(sizes) / sizeof(sizes[0])); k++) {
+		size_t size = one_size ? one_size : sizes[k];
+		double rd = 0, wr = 0, mc = 0, rd_cpu = 0, wr_cpu = 0, mc_cpu = 0, dummy, h2a, a2h, rd_pc, wr_pc, mc_pc;
+		double rd_ratio[100], wr_ratio[100], round_mc;
+		struct pair_set *ps;
+		uint32_t r;
+
+		if (size > max_size || size > b->rlen)
+			continue;
+		ps = calloc(1, sizeof(*ps));
+		if (ps == NULL)
+			exit(1);
+		pairs_create(b, ps, size);
+		b->seconds /= 10;
+		(void)run_memcpy(b, ps, &dummy);
+		(void)run_tasks(b, ps->task_rd, ps->n, &dummy);
+		(void)run_tasks(b, ps->task_wr, ps->n, &dummy);
+		b->seconds *= 10;
+		for (r = 0; r < b->rounds; r++) {
+			double rate, cpu;
+
+			rate = run_memcpy(b, ps, &cpu);
+			round_mc = rate;
+			if (rate > mc) {
+				mc = rate;
+				mc_cpu = cpu;
+			}
+			rate = run_tasks(b, ps->task_rd, ps->n, &cpu);
+			remote_verify(b, ps, false);
+			rd_ratio[r] = rate / round_mc;
+			if (rate > rd) {
+				rd = rate;
+				rd_cpu = cpu;
+			}
+			rate = run_tasks(b, ps->task_wr, ps->n, &cpu);
+			remote_verify(b, ps, true);
+			wr_ratio[r] = rate / round_mc;
+			if (rate > wr) {
+				wr = rate;
+				wr_cpu = cpu;
+			}
+		}
+		h2a = read_is_h2a ? rd : wr;
+		a2h = read_is_h2a ? wr : rd;
+		/* bytes per CPU second: steadier than wall-clock rates on a shared machine */
+		rd_pc = rd / rd_cpu;
+		wr_pc = wr / wr_cpu;
+		mc_pc = mc / mc_cpu;
+		printf("%10zu %6u %13.2f %13.2f %12.2f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f %8.2f %9.3f %9.3f\n", size,
+		       ps->n, h2a * (double)size / 1e9, a2h * (double)size / 1e9, mc * (double)size / 1e9, h2a / mc,
+		       a2h / mc, median(read_is_h2a ? rd_ratio : wr_ratio, b->rounds),
+		       median(read_is_h2a ? wr_ratio : rd_ratio, b->rounds),
+		       rd_cpu, wr_cpu, mc_cpu, (read_is_h2a ? rd_pc : wr_pc) / mc_pc, (read_is_h2a ? wr_pc : rd_pc) / mc_pc);
+		fflush(stdout);
+		pairs_destroy(ps);
+		free(ps);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: dma_bench [-p PCI] [-n INFLIGHT (1..%d)] [-r ROUNDS] [-t SECONDS] [-s SIZE] [-w spin|notify]\n",
+		"usage: dma_bench [-p PCI] [-n INFLIGHT (1..%d)] [-r ROUNDS] [-t SECONDS] [-s SIZE] [-w spin|notify]\n"
+		"                 [--remote [--peer-build DIR] [--exporter-thp]]\n",
 		MAX_INFLIGHT);
 	exit(2);
 }
@@ -304,15 +582,31 @@ int main(int argc, char **argv)
 	static const size_t all_sizes[] = {64, 256, 1024, 4096, 16384, 65536, 262144, 1u << 20, 4u << 20, 16u << 20,
 					   64u << 20};
 	struct bench b = {.depth = 128, .rounds = 3, .seconds = 0.3, .notify = true, .epfd = -1};
-	const char *pci = NULL;
+	static const struct option longopts[] = {
+		{"remote", no_argument, NULL, 'R'},
+		{"peer-build", required_argument, NULL, 'B'},
+		{"exporter-thp", no_argument, NULL, 'T'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *pci = NULL, *peer_build = getenv("SOFTDOCA_PEER_BUILD_DIR");
+	bool remote = false;
 	size_t one_size = 0, k;
 	union doca_data ud;
 	uint32_t max_tasks;
 	uint64_t max_size;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "p:n:r:t:s:w:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:n:r:t:s:w:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'R':
+			remote = true;
+			break;
+		case 'B':
+			peer_build = optarg;
+			break;
+		case 'T':
+			b.peer_thp = true;
+			break;
 		case 'p':
 			pci = optarg;
 			break;
@@ -356,13 +650,15 @@ int main(int argc, char **argv)
 	CHECK(doca_dma_cap_get_max_num_tasks(b.dma, &max_tasks));
 	if (b.depth > max_tasks)
 		b.depth = max_tasks;
+	if (remote && 3 * b.depth > max_tasks)
+		b.depth = max_tasks / 3; /* local, read and write task sets */
 	b.ctx = doca_dma_as_ctx(b.dma);
-	CHECK(doca_dma_task_memcpy_set_conf(b.dma, ok_cb, err_cb, b.depth));
+	CHECK(doca_dma_task_memcpy_set_conf(b.dma, ok_cb, err_cb, remote ? 3 * b.depth : b.depth));
 	ud.ptr = &b;
 	CHECK(doca_ctx_set_user_data(b.ctx, ud));
 	CHECK(doca_pe_connect_ctx(b.pe, b.ctx));
 	CHECK(doca_ctx_start(b.ctx));
-	CHECK(doca_buf_inventory_create(2 * b.depth, &b.inv));
+	CHECK(doca_buf_inventory_create(4 * b.depth, &b.inv));
 	CHECK(doca_buf_inventory_start(b.inv));
 	if (b.notify) {
 		struct epoll_event ev = {.events = EPOLLIN};
@@ -375,6 +671,13 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (remote) {
+		signal(SIGPIPE, SIG_IGN);
+		remote_start(&b, peer_build);
+		remote_table(&b, one_size, max_size);
+		remote_stop(&b);
+		goto out;
+	}
 	printf("dma_bench: %u task(s) in flight max, best of %u x %.2f s, wait=%s\n", b.depth, b.rounds, b.seconds,
 	       b.notify ? "notify" : "spin");
 	printf("%10s %6s %14s %10s %12s %7s %9s %9s %11s %9s\n", "size", "tasks", "tasks/s", "DMA GB/s",
@@ -421,6 +724,7 @@ int main(int argc, char **argv)
 		free(ps);
 	}
 
+out:
 	if (b.epfd >= 0)
 		close(b.epfd);
 	{

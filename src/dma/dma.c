@@ -1,12 +1,16 @@
 /*
  * dma.c - the DOCA DMA API layer: object, capabilities, memcpy task type,
  * argument checks. The bytes are moved by the engine behind engine.h.
+ * Buffers of an mmap created from an export (the other side's memory) carry
+ * the exporter's addresses; the copy reaches them through sd_remote.h.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dma_priv.h"
 #include "sd_log.h"
+#include "sd_remote.h"
 
 SD_LOG_REGISTER(DMA);
 
@@ -316,6 +320,7 @@ static bool seg_sane(const struct doca_buf *b)
 static doca_error_t check_mmap(struct doca_dma *dma, const struct doca_buf *b, bool write, const char *which)
 {
 	struct doca_mmap *mmap = b->mmap;
+	struct sd_remote *r;
 
 	if (mmap == NULL) {
 		SD_LOG_ERR("DMA memcpy task failed: %s buffer %p has no mmap", which, (const void *)b);
@@ -330,9 +335,15 @@ static doca_error_t check_mmap(struct doca_dma *dma, const struct doca_buf *b, b
 			   sd_dev_pci_addr(dma->dev));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	r = sd_mmap_remote(mmap);
 	if (write ? !sd_mmap_can_write(mmap) : !sd_mmap_can_read(mmap)) {
-		SD_LOG_ERR("DMA memcpy task failed: mmap of the %s buffer does not allow local %s", which,
-			   write ? "write" : "read");
+		if (r != NULL)
+			SD_LOG_ERR("DMA memcpy task failed: the %s buffer is remote memory of process %d exported "
+				   "without PCI %s permission",
+				   which, sd_remote_pid(r), write ? "write (DOCA_ACCESS_FLAG_PCI_READ_WRITE)" : "read");
+		else
+			SD_LOG_ERR("DMA memcpy task failed: mmap of the %s buffer does not allow local %s", which,
+				   write ? "write" : "read");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -342,8 +353,10 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 {
 	struct doca_dma *dma = sd_to_dma(task->task.cls->ctx);
 	const struct doca_mmap *last_mmap = cache != NULL ? cache->src_ok : NULL;
+	bool last_remote = cache != NULL ? cache->src_ok_remote : false;
 	const struct doca_buf *b;
 	size_t src_total = 0, dst_free = 0;
+	uint8_t remote = 0;
 	doca_error_t err;
 
 	for (b = task->src; b != NULL; b = b->next) {
@@ -352,7 +365,11 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 			if (err != DOCA_SUCCESS)
 				return err;
 			last_mmap = b->mmap;
+			last_remote = sd_mmap_remote(last_mmap) != NULL;
 		}
+		if (last_remote)
+			remote |= SD_DMA_SRC_REMOTE;
+		/* For a remote mmap the range and these addresses are the exporter's: compared, never dereferenced. */
 		if (!seg_sane(b) || (b->data_len > 0 && !sd_mmap_contains(b->mmap, b->data, b->data_len))) {
 			SD_LOG_ERR("DMA memcpy task failed: source data %p+%zu is outside its mmap", (void *)b->data,
 				   b->data_len);
@@ -360,14 +377,17 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 		}
 		src_total += b->data_len;
 	}
-	if (cache != NULL)
+	if (cache != NULL) {
 		cache->src_ok = last_mmap;
+		cache->src_ok_remote = last_remote;
+	}
 	if (src_total > dma->caps->dma_max_buf_size) {
 		SD_LOG_ERR("DMA memcpy task failed: %zu bytes exceed the maximum buffer size %lu", src_total,
 			   (unsigned long)dma->caps->dma_max_buf_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	last_mmap = cache != NULL ? cache->dst_ok : NULL;
+	last_remote = cache != NULL ? cache->dst_ok_remote : false;
 	for (b = task->dst; b != NULL; b = b->next) {
 		uint8_t *tail;
 		size_t room;
@@ -377,7 +397,10 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 			if (err != DOCA_SUCCESS)
 				return err;
 			last_mmap = b->mmap;
+			last_remote = sd_mmap_remote(last_mmap) != NULL;
 		}
+		if (last_remote)
+			remote |= SD_DMA_DST_REMOTE;
 		if (!seg_sane(b)) {
 			SD_LOG_ERR("DMA memcpy task failed: destination buffer %p is malformed", (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
@@ -391,13 +414,21 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 		}
 		dst_free += room;
 	}
-	if (cache != NULL)
+	if (cache != NULL) {
 		cache->dst_ok = last_mmap;
+		cache->dst_ok_remote = last_remote;
+	}
+	if (remote == (SD_DMA_SRC_REMOTE | SD_DMA_DST_REMOTE)) {
+		SD_LOG_ERR("DMA memcpy task failed: source and destination are both remote memory (mmaps created "
+			   "from an export); one side of a DMA copy must be local memory");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	if (dst_free < src_total) {
 		SD_LOG_ERR("DMA memcpy task failed: destination has room for %zu bytes, source holds %zu", dst_free,
 			   src_total);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	task->eng_remote = remote;
 	*total = src_total;
 	return DOCA_SUCCESS;
 }
@@ -411,21 +442,56 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
 		memcpy(d, s, n);
 }
 
-bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abort)
+/* Move n bytes from source segment s (at sp) to destination segment d (at
+ * dp); at most one of the two is remote (checked). */
+static doca_error_t move_bytes(const struct doca_buf *s, const uint8_t *sp, const struct doca_buf *d, uint8_t *dp,
+			       size_t n, uint8_t remote)
+{
+	struct sd_remote *r;
+	doca_error_t err;
+
+	if (remote == 0) {
+		copy_bytes(dp, sp, n);
+		return DOCA_SUCCESS;
+	}
+	if ((r = sd_mmap_remote(s->mmap)) != NULL) {
+		err = sd_remote_read(r, (uint64_t)(uintptr_t)sp, dp, n);
+		if (err != DOCA_SUCCESS)
+			SD_LOG_ERR("DMA memcpy task failed: reading %zu bytes at 0x%" PRIxPTR " from process %d "
+				   "(remote mmap) failed: %s",
+				   n, (uintptr_t)sp, sd_remote_pid(r), doca_error_get_descr(err));
+		return err;
+	}
+	if ((r = sd_mmap_remote(d->mmap)) != NULL) {
+		err = sd_remote_write(r, (uint64_t)(uintptr_t)dp, sp, n);
+		if (err != DOCA_SUCCESS)
+			SD_LOG_ERR("DMA memcpy task failed: writing %zu bytes at 0x%" PRIxPTR " of process %d "
+				   "(remote mmap) failed: %s",
+				   n, (uintptr_t)dp, sd_remote_pid(r), doca_error_get_descr(err));
+		return err;
+	}
+	copy_bytes(dp, sp, n);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abort)
 {
 	const struct doca_buf *s = task->src;
 	struct doca_buf *d = task->dst;
+	uint8_t remote = task->eng_remote;
 	const uint8_t *sp;
 	size_t sleft;
 	uint8_t *dp;
 	size_t dleft;
 	size_t since_check = 0;
+	doca_error_t err;
 
 	/* The common single-segment case without abort polling. */
 	if (s->next == NULL && d->next == NULL && abort == NULL) {
-		copy_bytes(d->data + d->data_len, s->data, s->data_len);
-		d->data_len += s->data_len;
-		return true;
+		err = move_bytes(s, s->data, d, d->data + d->data_len, s->data_len, remote);
+		if (err == DOCA_SUCCESS)
+			d->data_len += s->data_len;
+		return err;
 	}
 
 	sp = s->data;
@@ -446,15 +512,19 @@ bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abo
 			break;
 		while (dleft == 0) {
 			d = d->next; /* the check guaranteed room; the guard is for buffers changed behind our back */
-			if (d == NULL)
-				return false;
+			if (d == NULL) {
+				SD_LOG_ERR("DMA memcpy task failed: destination chain changed while the task was submitted");
+				return DOCA_ERROR_INVALID_VALUE;
+			}
 			dp = d->data + d->data_len;
 			dleft = (size_t)(d->addr + d->len - dp);
 		}
 		n = sleft < dleft ? sleft : dleft;
 		if (abort != NULL && n > SD_DMA_ABORT_CHUNK)
 			n = SD_DMA_ABORT_CHUNK;
-		copy_bytes(dp, sp, n);
+		err = move_bytes(s, sp, d, dp, n, remote);
+		if (err != DOCA_SUCCESS)
+			return err;
 		sp += n;
 		sleft -= n;
 		dp += n;
@@ -464,7 +534,7 @@ bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abo
 			if (since_check >= SD_DMA_ABORT_CHUNK) {
 				since_check = 0;
 				if (*abort)
-					return false;
+					return DOCA_ERROR_AGAIN;
 			}
 		}
 	}
@@ -483,5 +553,5 @@ bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abo
 			left -= w;
 		}
 	}
-	return true;
+	return DOCA_SUCCESS;
 }

@@ -6,6 +6,7 @@
 #define SD_DMA_PRIV_H_
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <doca_dma.h>
 
@@ -22,6 +23,7 @@ struct doca_dma_task_memcpy {
 	struct doca_dma_task_memcpy *eng_next;
 	size_t eng_total;
 	doca_error_t eng_status;
+	uint8_t eng_remote; /* SD_DMA_SRC_REMOTE / SD_DMA_DST_REMOTE, set by sd_dma_task_check */
 };
 
 struct doca_dma {

@@ -55,18 +55,28 @@ SD_DMA_INTERNAL extern const struct sd_dma_engine_ops sd_dma_sw_engine;
 struct sd_dma_check_cache {
 	const struct doca_mmap *src_ok;
 	const struct doca_mmap *dst_ok;
+	bool src_ok_remote; /* src_ok / dst_ok is a from-export mmap */
+	bool dst_ok_remote;
 };
+
+/* Task buffers in remote memory (a from-export mmap): the bytes cross to
+ * the other side of the card through sd_remote_read/write (system calls). */
+#define SD_DMA_SRC_REMOTE (1u << 0)
+#define SD_DMA_DST_REMOTE (1u << 1)
 
 /* Provided by the API layer for engines: check a submitted task's buffers
  * against their mmaps and the device limits; returns the byte count through
- * *total. DOCA_SUCCESS or the status the task must fail with (logged).
+ * *total and sets task->eng_remote. DOCA_SUCCESS or the status the task must
+ * fail with (logged). A task whose source and destination are both remote
+ * fails (DMA moves bytes between local memory and local or remote memory).
  * cache may be NULL. */
 SD_DMA_INTERNAL doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_check_cache *cache,
 					       size_t *total);
 /* Copy a checked task (source data segments into destination free space)
  * and update destination data lengths. Safe off the PE's thread. If abort is
- * non-NULL it is polled between chunks; returns false if the copy stopped
- * early (destination lengths untouched then). */
-SD_DMA_INTERNAL bool sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abort);
+ * non-NULL it is polled between chunks. Returns DOCA_SUCCESS, DOCA_ERROR_AGAIN
+ * if aborted, or the failure (logged; a remote access that failed, e.g. the
+ * exporter died). Destination lengths are untouched unless it succeeded. */
+SD_DMA_INTERNAL doca_error_t sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile int *abort);
 
 #endif /* SD_DMA_ENGINE_H_ */

@@ -20,6 +20,16 @@
  *    therefore never blocked by a multi-megabyte copy. The thread is created
  *    on the first large copy and joined when the context stops; it spins
  *    briefly when idle, then sleeps on a condition variable.
+ *  - Remote copies (a buffer of an mmap created from the other side's export)
+ *    are system calls into the exporter's address space (sd_remote.h). From
+ *    SD_DMA_REMOTE_INLINE_MAX bytes on they always go to the engine thread:
+ *    a syscall cannot be interrupted halfway by the program and the kernel
+ *    copy also pins pages, so doing it in progress would stall the PE thread
+ *    (and every other context on it) for each large copy. Below that, one
+ *    syscall costs about what a thread hand-off costs, so it runs inline like
+ *    a local copy. A failed remote access (exporter died, export revoked)
+ *    fails that task with sd_remote's status, logged; the destination's
+ *    data length is left as it was.
  *  - Stop flushes pending tasks at once and asks the thread to abandon its
  *    queue (copies are polled for abort every SD_DMA_ABORT_CHUNK bytes), so
  *    stopping with a big backlog is quick. A task is only completed on the PE
@@ -37,6 +47,7 @@
 SD_LOG_REGISTER(DMA_ENGINE);
 
 #define SD_DMA_INLINE_MAX_DEFAULT (8u << 20)
+#define SD_DMA_REMOTE_INLINE_MAX_DEFAULT (256u << 10)
 #define SD_DMA_POLL_BUDGET (8u << 20)
 #define SD_DMA_RING_SIZE 1024u /* power of two */
 #define SD_DMA_SPIN_ROUNDS 20000
@@ -51,6 +62,7 @@ struct sd_dma_engine {
 	struct doca_dma *dma;
 	struct doca_pe *pe;
 	size_t inline_max;
+	size_t remote_inline_max;
 
 	/* PE thread only */
 	struct doca_dma_task_memcpy *pend_head;
@@ -113,12 +125,10 @@ static void *engine_thread(void *arg)
 			idle = 0;
 			if (__atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED))
 				t->eng_status = SD_TASK_FLUSHED_STATUS;
-			else if (sd_dma_task_copy(t, &eng->abort_flag))
-				t->eng_status = DOCA_SUCCESS;
 			else
-				t->eng_status = __atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED) ?
-							SD_TASK_FLUSHED_STATUS :
-							DOCA_ERROR_INVALID_VALUE;
+				t->eng_status = sd_dma_task_copy(t, &eng->abort_flag);
+			if (t->eng_status == DOCA_ERROR_AGAIN)
+				t->eng_status = SD_TASK_FLUSHED_STATUS;
 			/* the PE hands out at most SD_DMA_RING_SIZE tasks: cq cannot be full */
 			ring_push(&eng->cq, t);
 			sd_pe_wake(eng->pe);
@@ -161,10 +171,14 @@ static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 	memset(eng, 0, sizeof(*eng));
 	eng->dma = dma;
 	eng->inline_max = SD_DMA_INLINE_MAX_DEFAULT;
-	/* Tuning knob for measurements, not a user-facing setting. */
+	eng->remote_inline_max = SD_DMA_REMOTE_INLINE_MAX_DEFAULT;
+	/* Tuning knobs for measurements, not user-facing settings. */
 	env = getenv("SOFTDOCA_DMA_INLINE_MAX");
 	if (env != NULL && *env != '\0')
 		eng->inline_max = strtoull(env, NULL, 0);
+	env = getenv("SOFTDOCA_DMA_REMOTE_INLINE_MAX");
+	if (env != NULL && *env != '\0')
+		eng->remote_inline_max = strtoull(env, NULL, 0);
 	pthread_mutex_init(&eng->lock, NULL);
 	pthread_cond_init(&eng->cond, NULL);
 	*out = eng;
@@ -268,7 +282,7 @@ static int sw_poll(struct sd_dma_engine *eng)
 		size_t total;
 
 		err = sd_dma_task_check(t, &cache, &total);
-		if (err == DOCA_SUCCESS && total >= eng->inline_max &&
+		if (err == DOCA_SUCCESS && total >= (t->eng_remote ? eng->remote_inline_max : eng->inline_max) &&
 		    (eng->thread_running || start_thread(eng))) {
 			/* Bounding what the engine holds keeps the completion ring from overflowing. */
 			if (eng->worker_outstanding >= SD_DMA_RING_SIZE || !ring_push(&eng->sq, t))
@@ -282,10 +296,9 @@ static int sw_poll(struct sd_dma_engine *eng)
 			break; /* this progress call copied enough; the rest goes next time */
 		eng->pend_head = t->eng_next;
 		if (err == DOCA_SUCCESS) {
-			if (sd_dma_task_copy(t, NULL))
+			err = sd_dma_task_copy(t, NULL);
+			if (err == DOCA_SUCCESS)
 				inline_bytes += total;
-			else
-				err = DOCA_ERROR_INVALID_VALUE;
 		}
 		sd_task_complete(&t->task, err);
 		n++;

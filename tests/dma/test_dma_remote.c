@@ -1,0 +1,806 @@
+/*
+ * test_dma_remote.c - DMA between local memory and the other side's memory
+ * (an mmap created from the export of dma_exporter, run from the other
+ * flavor's build; the tests skip without -Dpeer_build). Public API only,
+ * except two white-box cases: a buffer forged outside its remote mmap and a
+ * descriptor forged with a valid checksum.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+
+#include "sd_mem.h"    /* white-box: the forged out-of-range buffer */
+#include "sd_remote.h" /* white-box: the forged descriptor */
+#include "dma_remote_util.h"
+
+#define OK(x) assert_int_equal((x), DOCA_SUCCESS)
+#define MIB (1u << 20)
+#define EXPORT_SIZE (16 * MIB + 8192)
+
+/* ---------------- the exporter (other flavor) ---------------- */
+
+struct peer {
+	pid_t pid;
+	int out, in;
+	char buf[8192];
+	size_t len;
+	uint8_t desc[512];
+	size_t desc_len;
+};
+
+static const char *peer_dir(void)
+{
+	const char *b = getenv("SOFTDOCA_PEER_BUILD_DIR");
+	static char p[600];
+
+	if (b == NULL || *b == '\0')
+		return NULL;
+	snprintf(p, sizeof(p), "%s/tests/dma/dma_exporter", b);
+	return access(p, X_OK) == 0 ? b : NULL;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Next line from the peer starting with "tag "; its rest in rest. */
+static bool peer_line(struct peer *p, const char *tag, char *rest, size_t restsz)
+{
+	uint64_t end = now_ms() + 20000;
+	size_t tl = strlen(tag);
+
+	for (;;) {
+		char *nl;
+
+		while ((nl = memchr(p->buf, '\n', p->len)) != NULL) {
+			size_t l = (size_t)(nl - p->buf);
+			bool hit = l > tl && memcmp(p->buf, tag, tl) == 0 && p->buf[tl] == ' ';
+
+			if (hit) {
+				size_t rl = l - tl - 1 < restsz - 1 ? l - tl - 1 : restsz - 1;
+
+				memcpy(rest, p->buf + tl + 1, rl);
+				rest[rl] = '\0';
+			}
+			memmove(p->buf, nl + 1, p->len - l - 1);
+			p->len -= l + 1;
+			if (hit)
+				return true;
+		}
+		{
+			struct pollfd pfd = {p->out, POLLIN, 0};
+			int64_t left = (int64_t)(end - now_ms());
+			ssize_t k;
+
+			if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
+				return false;
+			k = read(p->out, p->buf + p->len, sizeof(p->buf) - 1 - p->len);
+			if (k <= 0)
+				return false;
+			p->len += (size_t)k;
+		}
+	}
+}
+
+static void peer_start(struct peer *p, size_t size, const char *mode, uint32_t seed)
+{
+	const char *dir = peer_dir();
+	char hex[2 * sizeof(p->desc) + 8];
+	int out[2], in[2];
+
+	assert_non_null(dir);
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(pipe(in), 0);
+	memset(p, 0, sizeof(*p));
+	p->pid = fork();
+	assert_true(p->pid >= 0);
+	if (p->pid == 0) {
+		char path[600], lib[600], sz[32], sd[32];
+
+		dup2(out[1], 1);
+		dup2(in[0], 0);
+		close(out[0]);
+		close(out[1]);
+		close(in[0]);
+		close(in[1]);
+		snprintf(path, sizeof(path), "%s/tests/dma/dma_exporter", dir);
+		/* meson points LD_LIBRARY_PATH at our flavor's libraries: the peer needs its own */
+		snprintf(lib, sizeof(lib), "%s/src", dir);
+		setenv("LD_LIBRARY_PATH", lib, 1);
+		snprintf(sz, sizeof(sz), "%zu", size);
+		snprintf(sd, sizeof(sd), "%u", seed);
+		execl(path, path, sz, mode, sd, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(in[0]);
+	p->out = out[0];
+	p->in = in[1];
+	assert_true(peer_line(p, "DESC", hex, sizeof(hex)));
+	p->desc_len = drt_from_hex(hex, p->desc, sizeof(p->desc));
+	assert_int_equal(p->desc_len, SD_REMOTE_DESC_SIZE);
+}
+
+static uint64_t peer_sum(struct peer *p, uint64_t off, uint64_t len)
+{
+	char cmd[64], rest[64];
+	int n = snprintf(cmd, sizeof(cmd), "sum %llu %llu\n", (unsigned long long)off, (unsigned long long)len);
+
+	assert_int_equal(write(p->in, cmd, (size_t)n), n);
+	assert_true(peer_line(p, "SUM", rest, sizeof(rest)));
+	return strtoull(rest, NULL, 16);
+}
+
+/* EOF on stdin: the exporter prints its whole checksum and exits 0. */
+static uint64_t peer_finish(struct peer *p)
+{
+	char rest[64];
+	int status;
+
+	close(p->in);
+	assert_true(peer_line(p, "SUM", rest, sizeof(rest)));
+	close(p->out);
+	assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	return strtoull(rest, NULL, 16);
+}
+
+static void peer_kill(struct peer *p)
+{
+	int status;
+
+	kill(p->pid, SIGKILL);
+	assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
+	close(p->in);
+	close(p->out);
+}
+
+/* ---------------- DMA fixture ---------------- */
+
+struct fx {
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	struct doca_dma *dma;
+	struct doca_ctx *ctx;
+	struct doca_buf_inventory *inv;
+	uint32_t ok, err;
+	uint32_t flushed; /* failed with DOCA_ERROR_IO_FAILED, the flush status */
+	doca_error_t last;
+};
+
+static void ok_cb(struct doca_dma_task_memcpy *task, union doca_data tud, union doca_data cud)
+{
+	struct fx *f = cud.ptr;
+
+	(void)tud;
+	f->ok++;
+	f->last = DOCA_SUCCESS;
+	doca_task_free(doca_dma_task_memcpy_as_task(task));
+}
+
+static void err_cb(struct doca_dma_task_memcpy *task, union doca_data tud, union doca_data cud)
+{
+	struct fx *f = cud.ptr;
+
+	(void)tud;
+	f->err++;
+	f->last = doca_task_get_status(doca_dma_task_memcpy_as_task(task));
+	if (f->last == DOCA_ERROR_IO_FAILED)
+		f->flushed++;
+	doca_task_free(doca_dma_task_memcpy_as_task(task));
+}
+
+static int fx_setup(void **state)
+{
+	struct doca_devinfo **list;
+	struct fx *f;
+	union doca_data ud;
+	uint32_t n;
+
+	if (peer_dir() == NULL) {
+		*state = NULL;
+		return 0;
+	}
+	f = calloc(1, sizeof(*f));
+	assert_non_null(f);
+	OK(doca_devinfo_create_list(&list, &n));
+	assert_true(n >= 1);
+	OK(doca_dev_open(list[0], &f->dev));
+	OK(doca_devinfo_destroy_list(list));
+	OK(doca_pe_create(&f->pe));
+	OK(doca_dma_create(f->dev, &f->dma));
+	f->ctx = doca_dma_as_ctx(f->dma);
+	OK(doca_dma_task_memcpy_set_conf(f->dma, ok_cb, err_cb, 16));
+	ud.ptr = f;
+	OK(doca_ctx_set_user_data(f->ctx, ud));
+	OK(doca_pe_connect_ctx(f->pe, f->ctx));
+	OK(doca_ctx_start(f->ctx));
+	OK(doca_buf_inventory_create(64, &f->inv));
+	OK(doca_buf_inventory_start(f->inv));
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	uint64_t end = now_ms() + 10000;
+
+	if (f == NULL)
+		return 0;
+	(void)doca_ctx_stop(f->ctx);
+	while (doca_ctx_get_state(f->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE && now_ms() < end)
+		doca_pe_progress(f->pe);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	OK(doca_dma_destroy(f->dma));
+	OK(doca_buf_inventory_stop(f->inv));
+	OK(doca_buf_inventory_destroy(f->inv));
+	OK(doca_pe_destroy(f->pe));
+	OK(doca_dev_close(f->dev));
+	free(f);
+	return 0;
+}
+
+#define NEED_PEER(f)                                                            \
+	do {                                                                    \
+		if ((f) == NULL) {                                              \
+			print_message("no peer build (-Dpeer_build): skipped\n"); \
+			skip();                                                 \
+		}                                                               \
+	} while (0)
+
+/* Submit one memcpy and progress until it completes; its status. */
+static doca_error_t dma_run(struct fx *f, struct doca_buf *src, struct doca_buf *dst)
+{
+	struct doca_dma_task_memcpy *t;
+	union doca_data ud = {0};
+	uint32_t before = f->ok + f->err;
+	uint64_t end = now_ms() + 20000;
+
+	OK(doca_dma_task_memcpy_alloc_init(f->dma, src, dst, ud, &t));
+	OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+	while (f->ok + f->err == before) {
+		if (doca_pe_progress(f->pe) == 0)
+			usleep(50);
+		assert_true(now_ms() < end);
+	}
+	return f->last;
+}
+
+static struct doca_mmap *local_mmap(struct fx *f, void *p, size_t len)
+{
+	struct doca_mmap *m;
+
+	OK(doca_mmap_create(&m));
+	OK(doca_mmap_set_memrange(m, p, len));
+	OK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	OK(doca_mmap_add_dev(m, f->dev));
+	OK(doca_mmap_start(m));
+	return m;
+}
+
+static struct doca_mmap *import(struct fx *f, struct peer *p, uint8_t **raddr, size_t *rlen)
+{
+	struct doca_mmap *m;
+	void *a;
+	size_t l;
+
+	OK(doca_mmap_create_from_export(NULL, p->desc, p->desc_len, f->dev, &m));
+	OK(doca_mmap_get_memrange(m, &a, &l));
+	*raddr = a;
+	*rlen = l;
+	return m;
+}
+
+static void *xalloc(size_t len)
+{
+	void *p = NULL;
+
+	assert_int_equal(posix_memalign(&p, 4096, len ? len : 1), 0);
+	return p;
+}
+
+static const size_t sizes[] = {0, 1, 4096, MIB, 16 * MIB};
+
+/* ---------------- tests ---------------- */
+
+static void read_sizes(void **state)
+{
+	struct fx *f = *state;
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	uint8_t *raddr, *local, *want;
+	size_t rlen;
+
+	NEED_PEER(f);
+	peer_start(&p, EXPORT_SIZE, "ro", 7);
+	rm = import(f, &p, &raddr, &rlen);
+	assert_int_equal(rlen, EXPORT_SIZE);
+	local = xalloc(16 * MIB);
+	want = xalloc(16 * MIB);
+	lm = local_mmap(f, local, 16 * MIB);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t sz = sizes[k];
+		size_t off = sz < 16 * MIB ? 4093 : 8192; /* unaligned where it fits */
+		struct doca_buf *src, *dst;
+		size_t dlen = 1;
+
+		memset(local, 0xee, 16 * MIB);
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + off, sz ? sz : 1, &src));
+		OK(doca_buf_set_data(src, raddr + off, sz));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, sz ? sz : 1, &dst));
+		OK(dma_run(f, src, dst));
+		OK(doca_buf_get_data_len(dst, &dlen));
+		assert_int_equal(dlen, sz);
+		drt_fill(want, sz, off, 7);
+		assert_memory_equal(local, want, sz);
+		assert_int_equal(drt_sum(local, sz), peer_sum(&p, off, sz));
+		if (sz < 16 * MIB)
+			assert_int_equal(local[sz], 0xee); /* nothing past the copy */
+		OK(doca_buf_dec_refcount(src, NULL));
+		OK(doca_buf_dec_refcount(dst, NULL));
+	}
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	/* the exporter's memory is unchanged */
+	drt_fill(want, 16 * MIB, 0, 7);
+	assert_int_equal(peer_sum(&p, 0, 16 * MIB), drt_sum(want, 16 * MIB));
+	(void)peer_finish(&p);
+	free(local);
+	free(want);
+}
+
+static void write_sizes(void **state)
+{
+	struct fx *f = *state;
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	uint8_t *raddr, *local, *mirror;
+	size_t rlen;
+
+	NEED_PEER(f);
+	peer_start(&p, EXPORT_SIZE, "rw", 9);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(16 * MIB);
+	mirror = xalloc(EXPORT_SIZE);
+	drt_fill(mirror, EXPORT_SIZE, 0, 9);
+	lm = local_mmap(f, local, 16 * MIB);
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t sz = sizes[k];
+		size_t off = sz < 16 * MIB ? 12289 : 4096;
+		struct doca_buf *src, *dst;
+		size_t dlen = 1;
+
+		drt_fill(local, sz, 0, 100 + (uint32_t)k);
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, sz ? sz : 1, &src));
+		OK(doca_buf_set_data(src, local, sz));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + off, sz ? sz : 1, &dst));
+		OK(dma_run(f, src, dst));
+		OK(doca_buf_get_data_len(dst, &dlen));
+		assert_int_equal(dlen, sz);
+		memcpy(mirror + off, local, sz);
+		/* the exporter checks what landed in its memory */
+		assert_int_equal(peer_sum(&p, off, sz), drt_sum(local, sz));
+		OK(doca_buf_dec_refcount(src, NULL));
+		OK(doca_buf_dec_refcount(dst, NULL));
+	}
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	assert_int_equal(peer_finish(&p), drt_sum(mirror, EXPORT_SIZE)); /* and nothing else changed */
+	free(local);
+	free(mirror);
+}
+
+/* Chains on either side, segments large enough for the engine thread. */
+static void chains(void **state)
+{
+	struct fx *f = *state;
+	const size_t seg[3] = {300000, 5, 700001};
+	const size_t total = 300000 + 5 + 700001;
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	struct doca_buf *src = NULL, *dst = NULL, *b;
+	uint8_t *raddr, *local, *want;
+	size_t rlen, off = 0, woff = 0, dlen;
+
+	NEED_PEER(f);
+	peer_start(&p, 4 * MIB, "rw", 11);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(4 * MIB);
+	want = xalloc(4 * MIB);
+	lm = local_mmap(f, local, 4 * MIB);
+	memset(local, 0, 4 * MIB);
+
+	/* remote chain (3 segments, gaps between them) -> one local buffer */
+	for (int i = 0; i < 3; i++) {
+		OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr + off, seg[i], &b));
+		if (src == NULL)
+			src = b;
+		else
+			OK(doca_buf_chain_list(src, b));
+		drt_fill(want + woff, seg[i], off, 11);
+		woff += seg[i];
+		off += seg[i] + 1000;
+	}
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, total, &dst));
+	OK(dma_run(f, src, dst));
+	OK(doca_buf_get_data_len(dst, &dlen));
+	assert_int_equal(dlen, total);
+	assert_memory_equal(local, want, total);
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+
+	/* one local buffer -> remote chain of 3 (filled in order) */
+	drt_fill(local, total, 0, 12);
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, total, &src));
+	dst = NULL;
+	off = 2 * MIB;
+	for (int i = 0; i < 3; i++) {
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + off, seg[i], &b));
+		if (dst == NULL)
+			dst = b;
+		else
+			OK(doca_buf_chain_list(dst, b));
+		off += seg[i] + 1000;
+	}
+	OK(dma_run(f, src, dst));
+	assert_int_equal(peer_sum(&p, 2 * MIB, seg[0]), drt_sum(local, seg[0]));
+	assert_int_equal(peer_sum(&p, 2 * MIB + seg[0] + 1000, seg[1]), drt_sum(local + seg[0], seg[1]));
+	assert_int_equal(peer_sum(&p, 2 * MIB + seg[0] + seg[1] + 2000, seg[2]),
+			 drt_sum(local + seg[0] + seg[1], seg[2]));
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	(void)peer_finish(&p);
+	free(local);
+	free(want);
+}
+
+static void write_read_only_fails(void **state)
+{
+	struct fx *f = *state;
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	struct doca_buf *src, *dst;
+	uint8_t *raddr, *local, *want;
+	size_t rlen;
+
+	NEED_PEER(f);
+	peer_start(&p, 64 * 1024, "ro", 3);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(64 * 1024);
+	want = xalloc(64 * 1024);
+	memset(local, 0x11, 64 * 1024);
+	lm = local_mmap(f, local, 64 * 1024);
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, 4096, &src));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr, 4096, &dst));
+	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	drt_fill(want, 64 * 1024, 0, 3);
+	assert_int_equal(peer_finish(&p), drt_sum(want, 64 * 1024)); /* untouched */
+	free(local);
+	free(want);
+}
+
+static void out_of_range_fails(void **state)
+{
+	struct fx *f = *state;
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	struct doca_buf *src, *dst, *b;
+	uint8_t *raddr, *local, *want;
+	size_t rlen;
+
+	NEED_PEER(f);
+	peer_start(&p, 64 * 1024, "rw", 5);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(128 * 1024);
+	want = xalloc(64 * 1024);
+	memset(local, 0x22, 128 * 1024);
+	lm = local_mmap(f, local, 128 * 1024);
+	/* the public API refuses a buffer outside the remote range */
+	assert_int_not_equal(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + 60 * 1024, 8192, &b),
+			     DOCA_SUCCESS);
+	assert_int_not_equal(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr - 4096, 4096, &b), DOCA_SUCCESS);
+
+	/* white-box: a buffer pushed past the export fails the task, both ways */
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, 4096, &src));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, 128 * 1024, &dst));
+	src->addr += 62 * 1024;
+	src->data += 62 * 1024;
+	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
+	src->addr -= 62 * 1024;
+	src->data -= 62 * 1024;
+	OK(doca_buf_get_data_len(dst, &rlen));
+	assert_int_equal(rlen, 0);
+	for (size_t i = 0; i < 128 * 1024; i++)
+		if (local[i] != 0x22)
+			fail_msg("local byte %zu written", i);
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, 8192, &src));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr, 4096, &dst));
+	dst->addr += 60 * 1024 + 1;
+	dst->data += 60 * 1024 + 1;
+	dst->len = 8192;
+	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
+	dst->addr -= 60 * 1024 + 1;
+	dst->data -= 60 * 1024 + 1;
+	dst->len = 4096;
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	drt_fill(want, 64 * 1024, 0, 5);
+	assert_int_equal(peer_finish(&p), drt_sum(want, 64 * 1024));
+	free(local);
+	free(want);
+}
+
+static void both_remote_fails(void **state)
+{
+	struct fx *f = *state;
+	struct peer p, q;
+	struct doca_mmap *rp, *rq;
+	struct doca_buf *src, *dst;
+	uint8_t *ap, *aq, *want;
+	size_t lp, lq;
+
+	NEED_PEER(f);
+	peer_start(&p, 8192, "rw", 1);
+	peer_start(&q, 8192, "rw", 2);
+	rp = import(f, &p, &ap, &lp);
+	rq = import(f, &q, &aq, &lq);
+	want = xalloc(8192);
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, rp, ap, 4096, &src));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, rq, aq, 4096, &dst));
+	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+	OK(doca_mmap_destroy(rp));
+	OK(doca_mmap_destroy(rq));
+	drt_fill(want, 8192, 0, 2);
+	assert_int_equal(peer_finish(&q), drt_sum(want, 8192));
+	drt_fill(want, 8192, 0, 1);
+	assert_int_equal(peer_finish(&p), drt_sum(want, 8192));
+	free(want);
+}
+
+/* The exporter is killed: reads and writes, small (in progress) and large
+ * (engine thread), fail with a clear status and write nothing. */
+static void dead_exporter_fails(void **state)
+{
+	struct fx *f = *state;
+	const size_t szs[2] = {4096, 4 * MIB};
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	uint8_t *raddr, *local;
+	size_t rlen;
+
+	NEED_PEER(f);
+	peer_start(&p, 4 * MIB, "rw", 4);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(4 * MIB);
+	lm = local_mmap(f, local, 4 * MIB);
+	peer_kill(&p);
+	for (int i = 0; i < 2; i++) {
+		struct doca_buf *src, *dst;
+		size_t dlen = 1;
+		doca_error_t st;
+
+		memset(local, 0x33, 4 * MIB);
+		OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, szs[i], &src));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, szs[i], &dst));
+		st = dma_run(f, src, dst);
+		assert_int_not_equal(st, DOCA_SUCCESS);
+		assert_int_equal(st, DOCA_ERROR_CONNECTION_RESET);
+		OK(doca_buf_get_data_len(dst, &dlen));
+		assert_int_equal(dlen, 0);
+		for (size_t k = 0; k < szs[i]; k++)
+			if (local[k] != 0x33)
+				fail_msg("local byte %zu written by a failed read", k);
+		OK(doca_buf_dec_refcount(src, NULL));
+		OK(doca_buf_dec_refcount(dst, NULL));
+
+		OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, szs[i], &src));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr, szs[i], &dst));
+		assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_CONNECTION_RESET);
+		OK(doca_buf_get_data_len(dst, &dlen));
+		assert_int_equal(dlen, 0);
+		OK(doca_buf_dec_refcount(src, NULL));
+		OK(doca_buf_dec_refcount(dst, NULL));
+	}
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	free(local);
+}
+
+/* The exporter destroys its mmap: the export is revoked, DMA fails. */
+static void revoked_export_fails(void **state)
+{
+	struct fx *f = *state;
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	struct doca_buf *src, *dst;
+	uint8_t *raddr, *local;
+	size_t rlen;
+	char rest[16];
+
+	NEED_PEER(f);
+	peer_start(&p, 8192, "rw", 6);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(8192);
+	memset(local, 0x44, 8192);
+	lm = local_mmap(f, local, 8192);
+	assert_int_equal(write(p.in, "revoke\n", 7), 7);
+	assert_true(peer_line(&p, "REVOKED", rest, sizeof(rest)));
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, 4096, &src));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, 4096, &dst));
+	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(local[0], 0x44);
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	(void)peer_finish(&p);
+	free(local);
+}
+
+/* Stop with large remote copies queued on the engine thread: each task
+ * completes (copied or flushed), the context reaches idle, nothing leaks. */
+static void stop_with_remote_in_flight(void **state)
+{
+	struct fx *f = *state;
+	enum { N = 8, SZ = 2 * MIB };
+	struct doca_buf *src[N], *dst[N];
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	uint8_t *raddr, *local, *want;
+	size_t rlen;
+	uint64_t end = now_ms() + 20000;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	union doca_data ud = {0};
+	doca_error_t err;
+
+	NEED_PEER(f);
+	peer_start(&p, N * SZ, "ro", 13);
+	rm = import(f, &p, &raddr, &rlen);
+	local = xalloc(N * SZ);
+	want = xalloc(SZ);
+	memset(local, 0, N * SZ);
+	lm = local_mmap(f, local, N * SZ);
+	for (int i = 0; i < N; i++) {
+		struct doca_dma_task_memcpy *t;
+
+		OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr + (size_t)i * SZ, SZ, &src[i]));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local + (size_t)i * SZ, SZ, &dst[i]));
+		OK(doca_dma_task_memcpy_alloc_init(f->dma, src[i], dst[i], ud, &t));
+		OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+	}
+	/* the copies go to the engine thread; stop once the first is done */
+	while (f->ok + f->err == 0) {
+		if (doca_pe_progress(f->pe) == 0)
+			usleep(50);
+		assert_true(now_ms() < end);
+	}
+	err = doca_ctx_stop(f->ctx);
+	assert_true(err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS);
+	while (doca_ctx_get_state(f->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE) {
+		doca_pe_progress(f->pe);
+		assert_true(now_ms() < end);
+	}
+	assert_int_equal(f->ok + f->err, N);
+	assert_true(f->ok >= 1);
+	assert_int_equal(f->err, f->flushed);
+	/* a task reported done copied everything */
+	for (int i = 0; i < N; i++) {
+		size_t dlen;
+
+		OK(doca_buf_get_data_len(dst[i], &dlen));
+		assert_true(dlen == 0 || dlen == SZ);
+		if (dlen == SZ) {
+			drt_fill(want, SZ, (size_t)i * SZ, 13);
+			assert_memory_equal(local + (size_t)i * SZ, want, SZ);
+		}
+		OK(doca_buf_dec_refcount(src[i], NULL));
+		OK(doca_buf_dec_refcount(dst[i], NULL));
+	}
+	OK(doca_mmap_destroy(rm));
+	OK(doca_mmap_destroy(lm));
+	(void)peer_finish(&p);
+	free(local);
+	free(want);
+}
+
+/* Descriptors that must not import: truncated, corrupted, forged with a
+ * valid checksum, of an exporter that has exited. */
+static void bad_descriptors_fail(void **state)
+{
+	struct fx *f = *state;
+	struct peer p;
+	struct doca_mmap *m = NULL;
+	struct sd_remote_desc d;
+
+	NEED_PEER(f);
+	peer_start(&p, 8192, "rw", 8);
+	assert_int_equal(doca_mmap_create_from_export(NULL, p.desc, p.desc_len - 1, f->dev, &m),
+			 DOCA_ERROR_INVALID_VALUE);
+	memcpy(&d, p.desc, sizeof(d));
+	d.len ^= 1; /* corrupted: checksum no longer matches */
+	assert_int_equal(doca_mmap_create_from_export(NULL, &d, sizeof(d), f->dev, &m), DOCA_ERROR_INVALID_VALUE);
+	memcpy(&d, p.desc, sizeof(d));
+	d.token[0] ^= 0xff; /* forged: consistent, but no such export */
+	d.checksum = sd_remote_desc_checksum(&d);
+	assert_int_equal(doca_mmap_create_from_export(NULL, &d, sizeof(d), f->dev, &m), DOCA_ERROR_INVALID_VALUE);
+	memcpy(&d, p.desc, sizeof(d));
+	d.len *= 2; /* forged: a larger range than exported */
+	d.checksum = sd_remote_desc_checksum(&d);
+	assert_int_equal(doca_mmap_create_from_export(NULL, &d, sizeof(d), f->dev, &m), DOCA_ERROR_INVALID_VALUE);
+	assert_null(m);
+	(void)peer_finish(&p);
+	/* the exporter has exited */
+	assert_int_not_equal(doca_mmap_create_from_export(NULL, p.desc, p.desc_len, f->dev, &m), DOCA_SUCCESS);
+	assert_null(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(read_sizes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(write_sizes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(chains, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(write_read_only_fails, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(out_of_range_fails, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(both_remote_fails, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(dead_exporter_fails, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(revoked_export_fails, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(stop_with_remote_in_flight, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(bad_descriptors_fail, fx_setup, fx_teardown),
+	};
+
+	char fabric[] = "/tmp/sd-dma-remote-XXXXXX";
+	bool own_fabric = false;
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);
+	/* a private fabric directory, inherited by the exporters */
+	if (getenv("SOFTDOCA_FABRIC") == NULL && mkdtemp(fabric) != NULL) {
+		setenv("SOFTDOCA_FABRIC", fabric, 1);
+		own_fabric = true;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (own_fabric)
+		(void)rmdir(fabric);
+	return rc;
+}
