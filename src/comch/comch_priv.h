@@ -67,6 +67,9 @@ struct doca_comch_connection {
 	atomic_uint next_consumer_id;
 	uint64_t cnt[SD_CNT_NUM];
 	uint64_t snap[SD_CNT_NUM];
+	/* Sends waiting for link room, in submit order. Per connection: a
+	 * peer that stops reading holds up only its own messages. */
+	struct doca_comch_task_send *q_head, *q_tail;
 	struct doca_comch_connection *next;
 };
 
@@ -103,7 +106,6 @@ struct sd_comch_ep {
 	doca_comch_event_consumer_cb_t new_consumer_cb;
 	doca_comch_event_consumer_cb_t expired_consumer_cb;
 	struct doca_comch_connection *conns;
-	struct doca_comch_task_send *q_head, *q_tail; /* waiting for link room */
 	uint8_t *rxbuf;
 	struct doca_pe *pe; /* where our fds are watched */
 	int in_progress;
@@ -156,7 +158,7 @@ void sd_comch_ep_reap(struct sd_comch_ep *ep);
 bool sd_comch_ep_in_use(const struct sd_comch_ep *ep);
 /* Receive and dispatch pending frames; returns events handled. */
 int sd_comch_conn_progress(struct doca_comch_connection *conn);
-/* Retry queued sends; returns tasks completed. */
+/* Retry every connection's queued sends; returns tasks completed. */
 int sd_comch_ep_flush_queue(struct sd_comch_ep *ep);
 
 /* Stop hook body shared by server and client: fail every connection,

@@ -291,14 +291,14 @@ struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task
 	return task == NULL ? NULL : &task->base;
 }
 
-static void enqueue(struct sd_comch_ep *ep, struct doca_comch_task_send *t)
+static void enqueue(struct doca_comch_connection *c, struct doca_comch_task_send *t)
 {
 	t->qnext = NULL;
-	if (ep->q_tail != NULL)
-		ep->q_tail->qnext = t;
+	if (c->q_tail != NULL)
+		c->q_tail->qnext = t;
 	else
-		ep->q_head = t;
-	ep->q_tail = t;
+		c->q_head = t;
+	c->q_tail = t;
 }
 
 static doca_error_t try_send(struct doca_comch_task_send *t)
@@ -324,13 +324,13 @@ static doca_error_t send_submit(struct doca_task *task)
 
 	if (t->conn == NULL || t->conn->ep != ep)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (ep->q_head != NULL) { /* keep message order */
-		enqueue(ep, t);
+	if (t->conn->q_head != NULL) { /* keep this connection's message order */
+		enqueue(t->conn, t);
 		return DOCA_SUCCESS;
 	}
 	err = try_send(t);
 	if (err == DOCA_ERROR_AGAIN) {
-		enqueue(ep, t);
+		enqueue(t->conn, t);
 		return DOCA_SUCCESS;
 	}
 	sd_task_complete(task, err);
@@ -353,42 +353,49 @@ static void send_deliver(struct doca_task *task)
 		cb(t, task->user_data, ep->ctx.user_data);
 }
 
-int sd_comch_ep_flush_queue(struct sd_comch_ep *ep)
+/* Send what the link takes of one connection's queue, in order. */
+static int flush_conn(struct doca_comch_connection *c)
 {
 	int n = 0;
 
-	while (ep->q_head != NULL) {
-		struct doca_comch_task_send *t = ep->q_head;
+	while (c->q_head != NULL) {
+		struct doca_comch_task_send *t = c->q_head;
 		doca_error_t err = try_send(t);
 
 		if (err == DOCA_ERROR_AGAIN)
 			break;
-		ep->q_head = t->qnext;
-		if (ep->q_head == NULL)
-			ep->q_tail = NULL;
+		c->q_head = t->qnext;
+		if (c->q_head == NULL)
+			c->q_tail = NULL;
 		sd_task_complete(&t->base, err);
 		n++;
 		if (err == DOCA_ERROR_CONNECTION_RESET)
-			sd_comch_conn_fail(t->conn, err, false);
+			sd_comch_conn_fail(c, err, false); /* fails the rest of the queue */
 	}
 	return n;
 }
 
-/* Complete queued tasks of one connection (NULL: all) with status. */
-static void fail_queued(struct sd_comch_ep *ep, struct doca_comch_connection *conn, doca_error_t status)
+int sd_comch_ep_flush_queue(struct sd_comch_ep *ep)
 {
-	struct doca_comch_task_send **pp = &ep->q_head, *t;
+	struct doca_comch_connection *c;
+	int n = 0;
 
-	ep->q_tail = NULL;
-	while ((t = *pp) != NULL) {
-		if (conn == NULL || t->conn == conn) {
-			*pp = t->qnext;
-			sd_task_complete(&t->base, status);
-		} else {
-			ep->q_tail = t;
-			pp = &t->qnext;
-		}
+	/* Connections are only freed by reap or by progress outside this call. */
+	for (c = ep->conns; c != NULL; c = c->next)
+		n += flush_conn(c);
+	return n;
+}
+
+/* Complete every queued task of one connection with status. */
+static void fail_queued(struct doca_comch_connection *c, doca_error_t status)
+{
+	struct doca_comch_task_send *t;
+
+	while ((t = c->q_head) != NULL) {
+		c->q_head = t->qnext;
+		sd_task_complete(&t->base, status);
 	}
+	c->q_tail = NULL;
 }
 
 /* ---- connections -------------------------------------------------------- */
@@ -431,7 +438,7 @@ void sd_comch_conn_fail(struct doca_comch_connection *conn, doca_error_t why, bo
 		conn->watched = false;
 	}
 	sd_link_close(conn->link);
-	fail_queued(ep, conn, why);
+	fail_queued(conn, why);
 	/* A producer/consumer thread may be attaching right now: after this
 	 * either it sees fp_closed, or its handler gets CLOSED. */
 	pthread_mutex_lock(&conn->fp_lock);
@@ -524,6 +531,14 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 				sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
 				return n;
 			}
+			if (v.length > ep->max_msg_size) {
+				/* The handshake told the peer our maximum: a sender honouring it never gets here. */
+				SD_LOG_ERR("Comch %s \"%s\": message of %u bytes from pid %d exceeds the max message "
+					   "size %u; dropping the connection", ep->is_server ? "server" : "client",
+					   ep->name, v.length, (int)conn->link->peer_pid, ep->max_msg_size);
+				sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
+				return n;
+			}
 			conn->cnt[SD_CNT_RECV_MSGS]++;
 			conn->cnt[SD_CNT_RECV_BYTES] += v.length;
 			if (ep->recv_cb != NULL) {
@@ -571,8 +586,8 @@ void sd_comch_ep_stop(struct sd_comch_ep *ep)
 			c->handshaken = false; /* no user event for our own stop */
 			sd_comch_conn_fail(c, SD_TASK_FLUSHED_STATUS, up || ep->is_server);
 		}
+		fail_queued(c, SD_TASK_FLUSHED_STATUS);
 	}
-	fail_queued(ep, NULL, SD_TASK_FLUSHED_STATUS);
 	if (ep->in_progress > 0) {
 		ep->stop_pending = true;
 		return;

@@ -236,6 +236,78 @@ static void test_client_first_then_server(void **state)
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 }
 
+/* A server that ignores the client's max message size (a raw fabric peer
+ * here): a message within it is delivered, one above it never is; the
+ * client drops the connection with an error naming the sizes. */
+static void test_client_drops_oversized_message(void **state)
+{
+	const struct sd_link_ops *ops = sd_fabric_transport();
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	struct doca_comch_client *c;
+	struct sd_fabric_addr a;
+	struct sd_frame_hello h;
+	struct sd_frame_accept acc;
+	struct sd_frame_view v;
+	struct sd_link *lis, *l = NULL;
+	struct doca_ctx *ctx;
+	char big[200];
+	uint64_t end;
+	doca_error_t err;
+	int fd;
+
+	reset_counters();
+	log_start();
+	memset(&a, 0, sizeof(a));
+	strcpy(a.pci, HOST_FN);
+	strcpy(a.name, "h4_big");
+	assert_int_equal(ops->listen(&a, &lis), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(dev, "h4_big", &c), DOCA_SUCCESS);
+	ctx = doca_comch_client_as_ctx(c);
+	assert_int_equal(doca_comch_client_set_max_msg_size(c, 100), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_task_send_set_conf(c, send_ok, send_err, 8), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_event_msg_recv_register(c, on_msg), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	end = cu_now_ms() + 3000;
+	do {
+		doca_pe_progress(pe);
+		err = ops->accept(lis, &l);
+	} while (err == DOCA_ERROR_AGAIN && cu_now_ms() < end);
+	assert_int_equal(err, DOCA_SUCCESS);
+	do {
+		doca_pe_progress(pe);
+		err = sd_link_recv(l, buf, &v, &fd);
+	} while (err == DOCA_ERROR_AGAIN && cu_now_ms() < end);
+	assert_int_equal(err, DOCA_SUCCESS);
+	assert_int_equal(v.type, SD_FRAME_HELLO);
+	memcpy(&h, v.body, sizeof(h));
+	assert_int_equal(h.max_msg_size, 100);
+	memset(&acc, 0, sizeof(acc));
+	acc.max_msg_size = SD_FRAME_MAX_MSG;
+	acc.pid = (uint32_t)getpid();
+	assert_int_equal(sd_link_send(l, SD_FRAME_ACCEPT, &acc, sizeof(acc), -1), DOCA_SUCCESS);
+	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 3000));
+
+	assert_int_equal(sd_link_send(l, SD_FRAME_MSG, "small", 5, -1), DOCA_SUCCESS);
+	assert_true(cu_progress_until_flag(pe, &msgs, 1, 3000));
+	assert_string_equal(last_msg, "small");
+	memset(big, 'b', sizeof(big));
+	assert_int_equal(sd_link_send(l, SD_FRAME_MSG, big, sizeof(big), -1), DOCA_SUCCESS);
+	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(msgs, 1);
+	assert_true(log_contains("message of 200 bytes from pid"));
+	assert_true(log_contains("exceeds the max message size 100; dropping the connection"));
+	/* the client hung up on us */
+	end = cu_now_ms() + 2000;
+	do
+		err = sd_link_recv(l, buf, &v, &fd);
+	while (err == DOCA_ERROR_AGAIN && cu_now_ms() < end);
+	assert_true(err == DOCA_ERROR_CONNECTION_RESET || err == DOCA_ERROR_NOT_CONNECTED);
+	sd_link_destroy(l);
+	sd_link_destroy(lis);
+	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
+}
+
 /* kill -9 of the server is seen within a second, and the client that saw it
  * removes the socket it left; one left otherwise is reclaimed by the next
  * server. */
@@ -411,6 +483,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_stop_while_waiting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_unsafe_fabric, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_first_then_server, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_drops_oversized_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_server_disconnects_client, setup, teardown),
 	};
