@@ -10,8 +10,7 @@ total_skip=0
 status=0
 # What runs under TSan: engine threads, per-thread PEs, two-process Comch
 # and its fast path (TSAN_OPTIONS from tests/meson.build: a race fails the test).
-# dma joins (--suite dma) once dma_remote runs race-free.
-tsan_suites="--suite core --suite comch --suite comch_fp --suite apps"
+tsan_suites="--suite core --suite comch --suite comch_fp --suite apps --suite dma"
 for dir in host dpu asan-host asan-dpu tsan-host tsan-dpu; do
 	b="$BUILD/$dir"
 	[ -f "$b/build.ninja" ] || continue

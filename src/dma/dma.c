@@ -533,7 +533,7 @@ doca_error_t sd_dma_task_copy(struct doca_dma_task_memcpy *task, const volatile 
 			since_check += n;
 			if (since_check >= SD_DMA_ABORT_CHUNK) {
 				since_check = 0;
-				if (*abort)
+				if (__atomic_load_n(abort, __ATOMIC_RELAXED))
 					return DOCA_ERROR_AGAIN;
 			}
 		}

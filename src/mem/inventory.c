@@ -204,7 +204,7 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, const struct doca_buf *src_buf,
 					struct doca_buf **dst_buf)
 {
-	struct doca_buf *head = NULL, *tail = NULL, *nb;
+	struct doca_buf *head = NULL, *tail = NULL, *nb = NULL;
 	const struct doca_buf *s;
 	doca_error_t ret;
 

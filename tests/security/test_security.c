@@ -347,8 +347,11 @@ static int count_entries(void)
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (n == 0 && strlen(fabric) + 1 + strlen(e->d_name) < sizeof(sock_path))
-			snprintf(sock_path, sizeof(sock_path), "%s/%s", fabric, e->d_name);
+		if (n == 0) {
+			int len = snprintf(sock_path, sizeof(sock_path), "%s/%s", fabric, e->d_name);
+
+			assert_true(len > 0 && (size_t)len < sizeof(sock_path));
+		}
 		n++;
 	}
 	closedir(d);
