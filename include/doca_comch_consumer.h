@@ -19,7 +19,10 @@
  *   [-> doca_comch_consumer_set_imm_data_len] -> doca_ctx_start (RUNNING at
  *   once) -> post_recv_alloc_init + doca_task_submit per buffer ->
  *   doca_pe_progress ... -> doca_ctx_stop (posted tasks are flushed to the
- *   error callback) -> progress to IDLE -> doca_comch_consumer_destroy.
+ *   error callback) -> progress to IDLE -> doca_comch_consumer_destroy. A
+ *   consumer holds its connection from create to destroy: destroying the
+ *   connection's server/client (or doca_comch_server_disconnect) answers
+ *   DOCA_ERROR_IN_USE until then.
  *
  * Errors of post_recv tasks (error callback, doca_task_get_status):
  * DOCA_ERROR_IO_FAILED - flushed by doca_ctx_stop; DOCA_ERROR_CONNECTION_RESET

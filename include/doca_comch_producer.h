@@ -19,8 +19,10 @@
  *   doca_pe_connect_ctx -> doca_comch_producer_task_send_set_conf ->
  *   doca_ctx_start (RUNNING at once) -> doca_comch_producer_task_send_alloc_init
  *   -> doca_task_submit ... doca_pe_progress -> doca_ctx_stop -> progress to
- *   IDLE -> doca_comch_producer_destroy. Destroy every producer before the
- *   connection's server/client is stopped.
+ *   IDLE -> doca_comch_producer_destroy. A producer holds its connection
+ *   from create to destroy: destroying the connection's server/client (or
+ *   doca_comch_server_disconnect) answers DOCA_ERROR_IN_USE until then.
+ *   Stopping the server/client first is fine: the producer goes to IDLE.
  *
  * Submit answers (doca_task_submit): DOCA_ERROR_AGAIN - no free posted
  * receive buffer at the consumer yet, or the shared ring is momentarily full;

@@ -52,6 +52,24 @@ int comch_utils_interrupted(void)
 	return comch_interrupted != 0;
 }
 
+static void interrupt_signal_handler(int signum)
+{
+	(void)signum;
+	comch_utils_interrupt();
+}
+
+void comch_utils_install_signal_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = interrupt_signal_handler;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static void comch_sleep(void)
 {
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = COMCH_SLEEP_NS};

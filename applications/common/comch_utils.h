@@ -82,6 +82,8 @@ doca_error_t comch_utils_check_connection(struct comch_cfg *comch_cfg);
 void comch_utils_interrupt(void);
 /* Was comch_utils_interrupt() called? */
 int comch_utils_interrupted(void);
+/* SIGINT and SIGTERM call comch_utils_interrupt() once; a second one kills. */
+void comch_utils_install_signal_handlers(void);
 
 /* Stop the context, close everything opened by init, free comch_cfg. */
 doca_error_t comch_utils_destroy(struct comch_cfg *comch_cfg);

@@ -6,9 +6,12 @@
 #include <time.h>
 
 #include <doca_argp.h>
+#include <doca_log.h>
 #include <doca_version.h>
 
 #include "utils.h"
+
+DOCA_LOG_REGISTER(UTILS);
 
 doca_error_t sdk_version_callback(void *param, void *doca_config)
 {
@@ -28,4 +31,72 @@ uint64_t utils_monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+doca_error_t utils_log_backends_init(void)
+{
+	struct doca_log_backend *sdk_log;
+	doca_error_t result;
+
+	result = doca_log_backend_create_standard();
+	if (result != DOCA_SUCCESS)
+		return result;
+	result = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
+	if (result != DOCA_SUCCESS)
+		return result;
+	return doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
+}
+
+doca_error_t utils_argp_start(const char *program, void *config, doca_error_t (*register_params)(void), int argc,
+			      char **argv)
+{
+	doca_error_t result;
+
+	result = doca_argp_init(program, config);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to init ARGP resources: %s", doca_error_get_descr(result));
+		return result;
+	}
+	result = register_params();
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register application params: %s", doca_error_get_descr(result));
+		goto destroy_argp;
+	}
+	result = doca_argp_start(argc, argv);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to parse application input: %s", doca_error_get_descr(result));
+		goto destroy_argp;
+	}
+	return DOCA_SUCCESS;
+
+destroy_argp:
+	doca_argp_destroy();
+	return result;
+}
+
+doca_error_t utils_register_param(const char *short_name, const char *long_name, const char *arguments,
+				  const char *description, enum doca_argp_type type, bool mandatory,
+				  doca_argp_param_cb_t callback)
+{
+	struct doca_argp_param *param;
+	doca_error_t result;
+
+	result = doca_argp_param_create(&param);
+	if (result != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to create ARGP param: %s", doca_error_get_descr(result));
+		return result;
+	}
+	doca_argp_param_set_short_name(param, short_name);
+	doca_argp_param_set_long_name(param, long_name);
+	if (arguments != NULL)
+		doca_argp_param_set_arguments(param, arguments);
+	doca_argp_param_set_description(param, description);
+	doca_argp_param_set_callback(param, callback);
+	doca_argp_param_set_type(param, type);
+	if (mandatory)
+		doca_argp_param_set_mandatory(param);
+	result = doca_argp_register_param(param);
+	if (result != DOCA_SUCCESS)
+		DOCA_LOG_ERR("Failed to register program param %s: %s", long_name, doca_error_get_descr(result));
+	return result;
 }

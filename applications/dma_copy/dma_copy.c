@@ -5,8 +5,6 @@
  * needs -r) and runs the DMA; the host flavor is the client and decides the
  * direction from whether its -f file exists.
  */
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,34 +14,15 @@
 
 #include "comch_utils.h"
 #include "dma_copy_core.h"
+#include "utils.h"
 
 DOCA_LOG_REGISTER(DMA_COPY);
-
-/* Ctrl-C / SIGTERM: let the wait loops end so everything is torn down; a second one kills. */
-static void signal_handler(int signum)
-{
-	(void)signum;
-	comch_utils_interrupt();
-}
-
-static void install_signal_handlers(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = signal_handler;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 int main(int argc, char **argv)
 {
 	static struct dma_copy_state state; /* large (descriptor buffer): not on the stack */
 	struct dma_copy_cfg dma_cfg;
 	struct comch_cfg *comch_cfg = NULL;
-	struct doca_log_backend *sdk_log;
 	doca_error_t result;
 	int exit_status = EXIT_FAILURE;
 
@@ -55,33 +34,12 @@ int main(int argc, char **argv)
 #endif
 	state.cfg = &dma_cfg;
 
-	result = doca_log_backend_create_standard();
-	if (result != DOCA_SUCCESS)
+	if (utils_log_backends_init() != DOCA_SUCCESS)
 		return EXIT_FAILURE;
-	result = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
-	if (result != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	result = doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
-	if (result != DOCA_SUCCESS)
+	if (utils_argp_start("doca_dma_copy", &dma_cfg, register_dma_copy_params, argc, argv) != DOCA_SUCCESS)
 		return EXIT_FAILURE;
 
-	result = doca_argp_init("doca_dma_copy", &dma_cfg);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to init ARGP resources: %s", doca_error_get_descr(result));
-		return EXIT_FAILURE;
-	}
-	result = register_dma_copy_params();
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to register application params: %s", doca_error_get_descr(result));
-		goto destroy_argp;
-	}
-	result = doca_argp_start(argc, argv);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to parse application input: %s", doca_error_get_descr(result));
-		goto destroy_argp;
-	}
-
-	install_signal_handlers();
+	comch_utils_install_signal_handlers();
 	result = comch_utils_init(DMA_COPY_SERVER_NAME, dma_cfg.cc_dev_pci_addr, dma_cfg.cc_dev_rep_pci_addr, &state,
 				  dma_copy_recv_cb, dma_copy_recv_cb, &comch_cfg);
 	if (result != DOCA_SUCCESS) {

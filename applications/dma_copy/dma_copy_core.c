@@ -82,28 +82,12 @@ static doca_error_t rep_pci_addr_callback(void *param, void *config)
 }
 #endif
 
+/* Every dma_copy parameter is a mandatory string. */
 static doca_error_t register_one(const char *short_name, const char *long_name, const char *arguments,
 				 const char *description, doca_argp_param_cb_t callback)
 {
-	struct doca_argp_param *param;
-	doca_error_t result;
-
-	result = doca_argp_param_create(&param);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to create ARGP param: %s", doca_error_get_descr(result));
-		return result;
-	}
-	doca_argp_param_set_short_name(param, short_name);
-	doca_argp_param_set_long_name(param, long_name);
-	doca_argp_param_set_arguments(param, arguments);
-	doca_argp_param_set_description(param, description);
-	doca_argp_param_set_callback(param, callback);
-	doca_argp_param_set_type(param, DOCA_ARGP_TYPE_STRING);
-	doca_argp_param_set_mandatory(param);
-	result = doca_argp_register_param(param);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to register program param %s: %s", long_name, doca_error_get_descr(result));
-	return result;
+	return utils_register_param(short_name, long_name, arguments, description, DOCA_ARGP_TYPE_STRING, true,
+				    callback);
 }
 
 doca_error_t register_dma_copy_params(void)

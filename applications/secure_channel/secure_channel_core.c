@@ -160,51 +160,25 @@ static doca_error_t sc_args_validation_callback(void *config)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t register_one(const char *short_name, const char *long_name, const char *arguments,
-				 const char *description, enum doca_argp_type type, bool mandatory,
-				 doca_argp_param_cb_t callback)
-{
-	struct doca_argp_param *param;
-	doca_error_t result;
-
-	result = doca_argp_param_create(&param);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to create ARGP param: %s", doca_error_get_descr(result));
-		return result;
-	}
-	doca_argp_param_set_short_name(param, short_name);
-	doca_argp_param_set_long_name(param, long_name);
-	doca_argp_param_set_arguments(param, arguments);
-	doca_argp_param_set_description(param, description);
-	doca_argp_param_set_callback(param, callback);
-	doca_argp_param_set_type(param, type);
-	if (mandatory)
-		doca_argp_param_set_mandatory(param);
-	result = doca_argp_register_param(param);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Failed to register program param %s: %s", long_name, doca_error_get_descr(result));
-	return result;
-}
-
 doca_error_t register_secure_channel_params(void)
 {
 	doca_error_t result;
 
-	result = register_one("s", "msg-size", "<num>", "Message size to be sent", DOCA_ARGP_TYPE_INT, true,
-			      message_size_callback);
+	result = utils_register_param("s", "msg-size", "<num>", "Message size to be sent", DOCA_ARGP_TYPE_INT,
+				      true, message_size_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = register_one("n", "num-msgs", "<num>", "Number of messages to be sent", DOCA_ARGP_TYPE_INT, true,
-			      messages_number_callback);
+	result = utils_register_param("n", "num-msgs", "<num>", "Number of messages to be sent", DOCA_ARGP_TYPE_INT,
+				      true, messages_number_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = register_one("p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comm Channel device PCI address",
-			      DOCA_ARGP_TYPE_STRING, true, dev_pci_addr_callback);
+	result = utils_register_param("p", "pci-addr", "<PCI-ADDRESS>", "DOCA Comm Channel device PCI address",
+				      DOCA_ARGP_TYPE_STRING, true, dev_pci_addr_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
-	result = register_one("r", "rep-pci", "<PCI-ADDRESS>",
-			      "DOCA Comm Channel device representor PCI address (needed only on DPU)",
-			      DOCA_ARGP_TYPE_STRING, false, rep_pci_addr_callback);
+	result = utils_register_param("r", "rep-pci", "<PCI-ADDRESS>",
+				      "DOCA Comm Channel device representor PCI address (needed only on DPU)",
+				      DOCA_ARGP_TYPE_STRING, false, rep_pci_addr_callback);
 	if (result != DOCA_SUCCESS)
 		return result;
 	result = doca_argp_register_validation_callback(sc_args_validation_callback);
@@ -494,9 +468,7 @@ static doca_error_t producer_body(struct cc_ctx *cc)
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_pe;
 	}
-	pthread_mutex_lock(&cc->attach_lock);
 	result = doca_comch_producer_create(cc->comch_connection, &producer);
-	pthread_mutex_unlock(&cc->attach_lock);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create producer: %s", doca_error_get_descr(result));
 		goto destroy_pe;
@@ -751,9 +723,7 @@ static doca_error_t consumer_body(struct cc_ctx *cc)
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_pe;
 	}
-	pthread_mutex_lock(&cc->attach_lock);
 	result = doca_comch_consumer_create(cc->comch_connection, lm.mmap, &consumer);
-	pthread_mutex_unlock(&cc->attach_lock);
 	if (result != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to create consumer: %s", doca_error_get_descr(result));
 		goto destroy_pe;
@@ -946,33 +916,27 @@ doca_error_t sc_start(struct comch_cfg *comch_cfg, struct sc_config *cfg, struct
 	ctx->recv_msg_nb = atomic_load(&ctx->expected_msgs);
 	ctx->recv_msg_size = atomic_load(&ctx->expected_msg_size);
 
-	pthread_mutex_init(&ctx->attach_lock, NULL);
 	if (pthread_create(&producer_thread, NULL, run_producer, ctx) != 0) {
 		DOCA_LOG_ERR("Failed to start producer thread");
-		pthread_mutex_destroy(&ctx->attach_lock);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	if (pthread_create(&consumer_thread, NULL, run_consumer, ctx) != 0) {
 		DOCA_LOG_ERR("Failed to start consumer thread");
 		atomic_store(&ctx->stop_all, true);
 		pthread_join(producer_thread, NULL);
-		pthread_mutex_destroy(&ctx->attach_lock);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 
 	/* Comch carries the producer/consumer control messages: keep it progressing. */
 	while (!atomic_load(&ctx->producer_done) || !atomic_load(&ctx->consumer_done)) {
-		pthread_mutex_lock(&ctx->attach_lock);
 		if (connected && !progress_control(ctx, "during the transfer")) {
 			connected = false;
 			atomic_store(&ctx->stop_all, true);
 		}
-		pthread_mutex_unlock(&ctx->attach_lock);
 		sc_sleep();
 	}
 	pthread_join(producer_thread, NULL);
 	pthread_join(consumer_thread, NULL);
-	pthread_mutex_destroy(&ctx->attach_lock);
 
 	if (ctx->producer_result != DOCA_SUCCESS || ctx->consumer_result != DOCA_SUCCESS || !connected) {
 		if (ctx->producer_result != DOCA_SUCCESS)

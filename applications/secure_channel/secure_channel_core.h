@@ -16,11 +16,8 @@
  * and read after the thread is joined. The fast-path threads use the
  * connection while the main thread progresses it: the library keeps a
  * connection valid (dead, answering "not connected") until its client or
- * server is destroyed, which happens only after both threads are joined.
- * Only producer/consumer create is serialised with the main thread's
- * progress (attach_lock): the fast path attaching to a connection that dies
- * at that instant may leak its per-connection state (softdoca, until the
- * fast path uses sd_comch_conn_fp_attach); drop the lock then.
+ * server is destroyed, which happens only after both threads are joined
+ * (a producer or consumer pins it: that destroy would answer IN_USE).
  *
  * Wire format of the control messages: struct metadata_msg (type, number of
  * messages, message size), every field in network byte order. The peer's
@@ -73,8 +70,6 @@ struct cc_ctx {
 	atomic_uint consumer_id;        /* the peer's consumer, from the new-consumer event */
 	atomic_bool consumer_expired;
 	atomic_bool stop_all;           /* connection lost or the other thread failed: quit */
-	/* Main thread's progress vs producer/consumer create, see above. */
-	pthread_mutex_t attach_lock;
 	atomic_bool producer_done;
 	atomic_bool consumer_done;
 	doca_error_t producer_result;

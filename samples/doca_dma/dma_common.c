@@ -1,6 +1,7 @@
 /*
  * dma_common.c - arguments, resources and callbacks shared by the DMA samples.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +74,6 @@ static doca_error_t max_num_ranges_callback(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-#ifdef DOCA_ARCH_DPU
 static doca_error_t num_bufs_check(int n, const char *what, uint32_t *out)
 {
 	if (n < 1) {
@@ -94,7 +94,32 @@ static doca_error_t num_dst_buf_callback(void *param, void *config)
 {
 	return num_bufs_check(*(int *)param, "destination", &((struct dma_config *)config)->num_dst_buf);
 }
-#endif
+
+static doca_error_t path_check(const char *path, char *dst, const char *what)
+{
+	size_t len = strnlen(path, MAX_ARG_SIZE);
+
+	if (len == 0) {
+		DOCA_LOG_ERR("Entered %s path is empty", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (len >= MAX_ARG_SIZE) {
+		DOCA_LOG_ERR("Entered %s path exceeds the maximum size of %d characters", what, MAX_ARG_SIZE - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(dst, path, len + 1);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t descriptor_path_callback(void *param, void *config)
+{
+	return path_check(param, ((struct dma_copy_files_cfg *)config)->export_desc_path, "export descriptor file");
+}
+
+static doca_error_t buffer_path_callback(void *param, void *config)
+{
+	return path_check(param, ((struct dma_copy_files_cfg *)config)->buf_info_path, "buffer information file");
+}
 
 static doca_error_t add_param(const char *short_name, const char *long_name, const char *arguments,
 			      const char *description, enum doca_argp_type type, doca_argp_param_cb_t cb)
@@ -118,6 +143,16 @@ static doca_error_t add_param(const char *short_name, const char *long_name, con
 	if (err != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to register program param %s: %s", long_name, doca_error_get_descr(err));
 	return err;
+}
+
+static doca_error_t register_num_bufs_params(const char *src_description, const char *dst_description)
+{
+	doca_error_t err;
+
+	err = add_param("ns", "num-src-buf", "<NUM>", src_description, DOCA_ARGP_TYPE_INT, num_src_buf_callback);
+	if (err != DOCA_SUCCESS)
+		return err;
+	return add_param("nd", "num-dst-buf", "<NUM>", dst_description, DOCA_ARGP_TYPE_INT, num_dst_buf_callback);
 }
 
 doca_error_t register_dma_params(bool is_remote, bool is_local_copy)
@@ -145,16 +180,136 @@ doca_error_t register_dma_params(bool is_remote, bool is_local_copy)
 	if (err != DOCA_SUCCESS)
 		return err;
 #ifdef DOCA_ARCH_DPU
-	err = add_param("ns", "num-src-buf", "<NUM>", "Number of chained source buffers per task",
-			DOCA_ARGP_TYPE_INT, num_src_buf_callback);
-	if (err != DOCA_SUCCESS)
-		return err;
-	err = add_param("nd", "num-dst-buf", "<NUM>", "Number of chained destination buffers per task",
-			DOCA_ARGP_TYPE_INT, num_dst_buf_callback);
-	if (err != DOCA_SUCCESS)
-		return err;
-#endif
+	return register_num_bufs_params("Number of chained source buffers per task",
+					"Number of chained destination buffers per task");
+#else
 	return DOCA_SUCCESS;
+#endif
+}
+
+static doca_error_t register_dma_copy_files_params(bool is_dpu_side)
+{
+	doca_error_t err;
+
+	err = register_dma_params(true, false);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = add_param("d", "descriptor-path", "<PATH>",
+			is_dpu_side ? "Exported descriptor file path to read" : "Exported descriptor file path to save",
+			DOCA_ARGP_TYPE_STRING, descriptor_path_callback);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = add_param("b", "buffer-path", "<PATH>",
+			is_dpu_side ? "Buffer information file path to read" : "Buffer information file path to save",
+			DOCA_ARGP_TYPE_STRING, buffer_path_callback);
+	if (err != DOCA_SUCCESS || !is_dpu_side)
+		return err;
+	return register_num_bufs_params("Number of chained source (host) buffers",
+					"Number of chained destination (local) buffers");
+}
+
+void dma_config_set_defaults(struct dma_config *conf, const char *pci_addr)
+{
+	memset(conf, 0, sizeof(*conf));
+	snprintf(conf->pci_address, sizeof(conf->pci_address), "%s", pci_addr);
+	strcpy(conf->cpy_txt, DEFAULT_TEXT);
+	conf->num_src_buf = DEFAULT_NUM_BUFS;
+	conf->num_dst_buf = DEFAULT_NUM_BUFS;
+	conf->num_tasks = DEFAULT_NUM_TASKS;
+}
+
+static void dma_copy_files_cfg_set_defaults(struct dma_copy_files_cfg *cfg, const char *pci_addr)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	dma_config_set_defaults(&cfg->dma, pci_addr);
+	strcpy(cfg->export_desc_path, DEFAULT_EXPORT_DESC_PATH);
+	strcpy(cfg->buf_info_path, DEFAULT_BUF_INFO_PATH);
+}
+
+doca_error_t dma_sample_log_init(void)
+{
+	struct doca_log_backend *sdk_log;
+	doca_error_t err;
+
+	err = doca_log_backend_create_standard();
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
+	if (err != DOCA_SUCCESS)
+		return err;
+	return doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
+}
+
+doca_error_t dma_sample_parse_args(int argc, char **argv, void *config, doca_error_t (*register_params)(void))
+{
+	doca_error_t err;
+
+	err = doca_argp_init(NULL, config);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to init ARGP resources: %s", doca_error_get_descr(err));
+		return err;
+	}
+	err = register_params();
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to register DMA sample parameters: %s", doca_error_get_descr(err));
+		goto destroy_argp;
+	}
+	err = doca_argp_start(argc, argv);
+	if (err != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Failed to parse sample input: %s", doca_error_get_descr(err));
+		goto destroy_argp;
+	}
+	return DOCA_SUCCESS;
+
+destroy_argp:
+	doca_argp_destroy();
+	return err;
+}
+
+static doca_error_t register_dma_copy_dpu_params(void)
+{
+	return register_dma_copy_files_params(true);
+}
+
+static doca_error_t register_dma_copy_host_params(void)
+{
+	return register_dma_copy_files_params(false);
+}
+
+int dma_copy_files_main(int argc, char **argv, bool is_dpu_side, doca_error_t (*run)(struct dma_copy_files_cfg *cfg))
+{
+#ifdef DOCA_ARCH_DPU
+	const bool on_dpu = true;
+#else
+	const bool on_dpu = false;
+#endif
+	struct dma_copy_files_cfg cfg;
+	doca_error_t err;
+
+	dma_copy_files_cfg_set_defaults(&cfg, is_dpu_side ? DEFAULT_PCI_ADDR : DMA_COPY_HOST_DEFAULT_PCI_ADDR);
+	if (dma_sample_log_init() != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+
+	DOCA_LOG_INFO("Starting the sample");
+
+	err = dma_sample_parse_args(argc, argv, &cfg,
+				    is_dpu_side ? register_dma_copy_dpu_params : register_dma_copy_host_params);
+	if (err != DOCA_SUCCESS)
+		goto sample_exit;
+
+	if (is_dpu_side != on_dpu) {
+		DOCA_LOG_ERR("%s", is_dpu_side ? "DMA copy DPU sample can run only on the DPU" :
+						 "DMA copy host sample can run only on the host");
+		err = DOCA_ERROR_NOT_SUPPORTED;
+	} else {
+		err = run(&cfg);
+		if (err != DOCA_SUCCESS)
+			DOCA_LOG_ERR("Sample function has failed: %s", doca_error_get_descr(err));
+	}
+	doca_argp_destroy();
+sample_exit:
+	DOCA_LOG_INFO("%s", err == DOCA_SUCCESS ? "Sample finished successfully" : "Sample finished with errors");
+	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
 doca_error_t dma_task_is_supported(struct doca_devinfo *devinfo)

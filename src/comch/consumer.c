@@ -34,6 +34,7 @@ struct doca_comch_consumer {
 	struct doca_ctx ctx; /* first: to_consumer() */
 	struct sd_task_class recv_cls;
 	struct sd_fp_conn *st;
+	struct doca_comch_connection *conn; /* pinned from create to destroy */
 	struct doca_mmap *mmap;
 	uint32_t id;
 	uint32_t imm_len;
@@ -339,21 +340,24 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		SD_LOG_ERR("consumer: mmap is not started");
 		return DOCA_ERROR_BAD_STATE;
 	}
+	/* Pinned first: the owner cannot be destroyed (and free the
+	 * connection) under us from here on. */
+	sd_comch_conn_ref(comch_connection);
 	r = sd_fp_conn_get(comch_connection, &st);
 	if (r != DOCA_SUCCESS) {
 		SD_LOG_ERR("consumer: connection is not established");
-		return r;
+		goto out_unref;
 	}
 	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
 	if (caps == NULL || caps->consumer_max_buf_size == 0) {
-		sd_fp_conn_put(st);
-		return DOCA_ERROR_NOT_SUPPORTED;
+		r = DOCA_ERROR_NOT_SUPPORTED;
+		goto out_put;
 	}
 	pthread_mutex_lock(&st->lock);
 	if (caps->max_consumers_per_connection && st->nconsumers >= caps->max_consumers_per_connection) {
 		pthread_mutex_unlock(&st->lock);
-		sd_fp_conn_put(st);
-		return DOCA_ERROR_FULL;
+		r = DOCA_ERROR_FULL;
+		goto out_put;
 	}
 	st->nconsumers++;
 	pthread_mutex_unlock(&st->lock);
@@ -363,13 +367,14 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		pthread_mutex_lock(&st->lock);
 		st->nconsumers--;
 		pthread_mutex_unlock(&st->lock);
-		sd_fp_conn_put(st);
-		return DOCA_ERROR_NO_MEMORY;
+		r = DOCA_ERROR_NO_MEMORY;
+		goto out_put;
 	}
 	sd_ctx_init(&c->ctx, &consumer_ops, "comch_consumer");
 	sd_task_class_init(&c->recv_cls, &c->ctx, &recv_ops, "comch_consumer_post_recv",
 			   sizeof(struct doca_comch_consumer_task_post_recv));
 	c->st = st;
+	c->conn = comch_connection;
 	c->mmap = buf_mmap;
 	c->fd = -1;
 	c->evfd = -1;
@@ -379,6 +384,11 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	c->max_tasks = caps->consumer_max_tasks;
 	*consumer = c;
 	return DOCA_SUCCESS;
+out_put:
+	sd_fp_conn_put(st);
+out_unref:
+	sd_comch_conn_unref(comch_connection);
+	return r;
 }
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
@@ -397,6 +407,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	st->nconsumers--;
 	pthread_mutex_unlock(&st->lock);
 	sd_fp_conn_put(st);
+	sd_comch_conn_unref(consumer->conn);
 	free(consumer);
 	return DOCA_SUCCESS;
 }

@@ -89,6 +89,10 @@ doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_con
 	}
 	st = *slot;
 	if (st != NULL) {
+		if (sd_fp_conn_closed(st) || !sd_comch_conn_is_alive(conn)) {
+			pthread_mutex_unlock(&g_attach);
+			return DOCA_ERROR_BAD_STATE;
+		}
 		__atomic_add_fetch(&st->refs, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&g_attach);
 		*out = st;
@@ -104,12 +108,20 @@ doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_con
 	st->dev = sd_comch_conn_dev(conn);
 	st->refs = 2; /* the connection's and the caller's */
 	*slot = st;
-	sd_comch_conn_fp_set_handler(conn, fp_dispatch, st);
+	if (!sd_comch_conn_fp_attach(conn, fp_dispatch, st)) {
+		/* Closed before we could listen: no CLOSED will come, so the
+		 * connection's reference goes now with the caller's. */
+		*slot = NULL;
+		__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
+		st->conn = NULL;
+		pthread_mutex_unlock(&g_attach);
+		sd_fp_conn_put(st);
+		sd_fp_conn_put(st);
+		return DOCA_ERROR_BAD_STATE;
+	}
 	if (!sd_comch_conn_is_alive(conn)) {
-		/* It died meanwhile. Whether the control path still delivers
-		 * CLOSED to a handler installed this late is unknowable here, so
-		 * the connection's reference stays (at worst a small leak in
-		 * this race, never a use after free). */
+		/* Dying right now: CLOSED is on its way and drops the
+		 * connection's reference. */
 		*slot = NULL;
 		__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&g_attach);

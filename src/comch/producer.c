@@ -20,6 +20,7 @@ struct doca_comch_producer {
 	struct doca_ctx ctx; /* first: to_producer() */
 	struct sd_task_class send_cls;
 	struct sd_fp_conn *st;
+	struct doca_comch_connection *conn; /* pinned from create to destroy */
 	uint32_t id;
 	uint32_t max_buf_size;
 	uint32_t max_tasks;
@@ -169,21 +170,24 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 
 	if (comch_connection == NULL || producer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	/* Pinned first: the owner cannot be destroyed (and free the
+	 * connection) under us from here on. */
+	sd_comch_conn_ref(comch_connection);
 	r = sd_fp_conn_get(comch_connection, &st);
 	if (r != DOCA_SUCCESS) {
 		SD_LOG_ERR("producer: connection is not established");
-		return r;
+		goto out_unref;
 	}
 	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
 	if (caps == NULL || caps->producer_max_buf_size == 0) {
-		sd_fp_conn_put(st);
-		return DOCA_ERROR_NOT_SUPPORTED;
+		r = DOCA_ERROR_NOT_SUPPORTED;
+		goto out_put;
 	}
 	pthread_mutex_lock(&st->lock);
 	if (caps->max_consumers_per_connection && st->nproducers >= caps->max_consumers_per_connection) {
 		pthread_mutex_unlock(&st->lock);
-		sd_fp_conn_put(st);
-		return DOCA_ERROR_FULL;
+		r = DOCA_ERROR_FULL;
+		goto out_put;
 	}
 	st->nproducers++;
 	pthread_mutex_unlock(&st->lock);
@@ -193,18 +197,24 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 		pthread_mutex_lock(&st->lock);
 		st->nproducers--;
 		pthread_mutex_unlock(&st->lock);
-		sd_fp_conn_put(st);
-		return DOCA_ERROR_NO_MEMORY;
+		r = DOCA_ERROR_NO_MEMORY;
+		goto out_put;
 	}
 	sd_ctx_init(&p->ctx, &producer_ops, "comch_producer");
 	sd_task_class_init(&p->send_cls, &p->ctx, &send_ops, "comch_producer_send",
 			   sizeof(struct doca_comch_producer_task_send));
 	p->st = st;
+	p->conn = comch_connection;
 	p->id = sd_comch_conn_alloc_consumer_id(comch_connection);
 	p->max_buf_size = caps->producer_max_buf_size;
 	p->max_tasks = caps->producer_max_tasks;
 	*producer = p;
 	return DOCA_SUCCESS;
+out_put:
+	sd_fp_conn_put(st);
+out_unref:
+	sd_comch_conn_unref(comch_connection);
+	return r;
 }
 
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
@@ -223,6 +233,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	st->nproducers--;
 	pthread_mutex_unlock(&st->lock);
 	sd_fp_conn_put(st);
+	sd_comch_conn_unref(producer->conn);
 	free(producer);
 	return DOCA_SUCCESS;
 }

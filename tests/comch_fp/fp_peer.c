@@ -238,12 +238,16 @@ static void expire(void)
 
 #ifndef FP_PEER_MAIN
 #define FP_PEER_MAIN main
+#define FP_PEER_CHECK_PINS 1
+#else
+#define FP_PEER_CHECK_PINS 0
 #endif
 
 int FP_PEER_MAIN(int argc, char **argv)
 {
 	const char *name;
 	unsigned long it = 0;
+	int rc = 0;
 
 	if (argc < 3)
 		return 2;
@@ -308,18 +312,34 @@ int FP_PEER_MAIN(int argc, char **argv)
 		pump();
 	}
 	drop_pending();
-	expire();
-	if (P.prod != NULL) {
+	if (P.cons != NULL)
+		stop_ctx(doca_comch_consumer_as_ctx(P.cons));
+	if (P.prod != NULL)
 		stop_ctx(doca_comch_producer_as_ctx(P.prod));
-		doca_comch_producer_destroy(P.prod);
-	}
 	stop_ctx(doca_comch_server_as_ctx(P.srv));
-	doca_comch_server_destroy(P.srv);
+	/* Producers and consumers pin the connection: the server outlives them
+	 * (checked in the tests; the refusal logs an error, noise in the bench). */
+	if (FP_PEER_CHECK_PINS && (P.cons != NULL || P.prod != NULL) &&
+	    doca_comch_server_destroy(P.srv) != DOCA_ERROR_IN_USE) {
+		fprintf(stderr, "fp_peer: server destroy with a producer/consumer alive not refused\n");
+		rc = 5;
+	}
+	expire();
+	if (FP_PEER_CHECK_PINS && P.prod != NULL && doca_comch_server_destroy(P.srv) != DOCA_ERROR_IN_USE) {
+		fprintf(stderr, "fp_peer: server destroy with a producer alive not refused\n");
+		rc = 5;
+	}
+	if (P.prod != NULL && doca_comch_producer_destroy(P.prod) != DOCA_SUCCESS)
+		rc = 6;
+	if (doca_comch_server_destroy(P.srv) != DOCA_SUCCESS) {
+		fprintf(stderr, "fp_peer: server destroy failed\n");
+		rc = 6;
+	}
 	doca_pe_destroy(P.pe_fp);
 	doca_pe_destroy(P.pe_srv);
 	fp_mem_fini(&P.mem);
 	free(P.pending);
 	doca_dev_rep_close(P.rep);
 	doca_dev_close(P.dev);
-	return 0;
+	return rc;
 }

@@ -621,6 +621,33 @@ static void test_event_driven_wakeup(void **state)
 	assert_true(wakes > 0);
 }
 
+/* Producers and consumers pin their connection: the client (and, checked by
+ * fp_peer at its exit, the server) cannot be destroyed under them; a create
+ * refused on the dead connection leaves no pin behind. */
+static void test_owner_in_use(void **state)
+{
+	struct doca_comch_producer *p2 = NULL;
+	struct doca_comch_consumer *c2 = NULL;
+
+	stop_ctx(doca_comch_producer_as_ctx(C.prod));
+	stop_ctx(doca_comch_consumer_as_ctx(C.cons));
+	assert_int_equal(doca_comch_client_destroy(C.cli), DOCA_ERROR_BAD_STATE); /* still running */
+	stop_ctx(doca_comch_client_as_ctx(C.cli));
+	assert_int_equal(state_of(doca_comch_client_as_ctx(C.cli)), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(doca_comch_producer_create(C.conn, &p2), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_consumer_create(C.conn, C.rmem.mmap, &c2), DOCA_ERROR_BAD_STATE);
+	assert_null(p2);
+	assert_null(c2);
+	assert_int_equal(doca_comch_client_destroy(C.cli), DOCA_ERROR_IN_USE);
+	assert_int_equal(doca_comch_producer_destroy(C.prod), DOCA_SUCCESS);
+	C.prod = NULL;
+	assert_int_equal(doca_comch_client_destroy(C.cli), DOCA_ERROR_IN_USE);
+	assert_int_equal(doca_comch_consumer_destroy(C.cons), DOCA_SUCCESS);
+	C.cons = NULL;
+	assert_int_equal(doca_comch_client_destroy(C.cli), DOCA_SUCCESS);
+	C.cli = NULL;
+}
+
 static void test_peer_kill(void **state)
 {
 	struct doca_ctx *pc = doca_comch_producer_as_ctx(C.prod);
@@ -782,6 +809,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_flushes_and_restart, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_client_only, teardown),
 		cmocka_unit_test_setup_teardown(test_event_driven_wakeup, setup_echo, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_in_use, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_kill, setup_echo, teardown),
 	};
 	char path[512];

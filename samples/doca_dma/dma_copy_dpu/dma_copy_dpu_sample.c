@@ -162,7 +162,7 @@ fail:
 	return err;
 }
 
-doca_error_t dma_copy_dpu(struct dma_copy_dpu_cfg *cfg)
+doca_error_t dma_copy_dpu(struct dma_copy_files_cfg *cfg)
 {
 	struct dma_resources resources;
 	struct program_core_objects *state = &resources.state;

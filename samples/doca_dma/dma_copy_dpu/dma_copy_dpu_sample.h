@@ -16,18 +16,9 @@
 
 #include "dma_common.h"
 
-#define MAX_ARG_SIZE 256
-#define DEFAULT_EXPORT_DESC_PATH "/tmp/export_desc.txt"
-#define DEFAULT_BUF_INFO_PATH "/tmp/buffer_info.txt"
 #define MAX_EXPORT_DESC_SIZE 4096 /* longest descriptor file accepted */
 
-struct dma_copy_dpu_cfg {
-	struct dma_config dma; /* first: dma_common's -p/-t callbacks see a struct dma_config */
-	char export_desc_path[MAX_ARG_SIZE];
-	char buf_info_path[MAX_ARG_SIZE];
-};
-
 /* Read both files, DMA-copy the host's text here and log it. */
-doca_error_t dma_copy_dpu(struct dma_copy_dpu_cfg *cfg);
+doca_error_t dma_copy_dpu(struct dma_copy_files_cfg *cfg);
 
 #endif /* DMA_COPY_DPU_SAMPLE_H_ */

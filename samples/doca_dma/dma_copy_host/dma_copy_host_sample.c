@@ -96,7 +96,7 @@ static void wait_for_dpu(void)
 	sigaction(SIGTERM, &old_term, NULL);
 }
 
-doca_error_t dma_copy_host(struct dma_copy_host_cfg *cfg)
+doca_error_t dma_copy_host(struct dma_copy_files_cfg *cfg)
 {
 	struct doca_dev *dev = NULL;
 	struct doca_mmap *mmap = NULL;

@@ -18,18 +18,7 @@
 
 #include "dma_common.h"
 
-#define MAX_ARG_SIZE 256
-#define DEFAULT_EXPORT_DESC_PATH "/tmp/export_desc.txt"
-#define DEFAULT_BUF_INFO_PATH "/tmp/buffer_info.txt"
-#define DMA_COPY_HOST_DEFAULT_PCI_ADDR "3b:00.0"
-
-struct dma_copy_host_cfg {
-	struct dma_config dma; /* first: dma_common's -p/-t callbacks see a struct dma_config */
-	char export_desc_path[MAX_ARG_SIZE];
-	char buf_info_path[MAX_ARG_SIZE];
-};
-
 /* Export the text, write both files, wait for the Arm side, clean up. */
-doca_error_t dma_copy_host(struct dma_copy_host_cfg *cfg);
+doca_error_t dma_copy_host(struct dma_copy_files_cfg *cfg);
 
 #endif /* DMA_COPY_HOST_SAMPLE_H_ */
