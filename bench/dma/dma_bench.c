@@ -568,13 +568,18 @@ static void remote_table(struct bench *b, size_t one_size, uint64_t max_size)
 	}
 }
 
-static void usage(void)
+static void usage_to(FILE *out, int status)
 {
-	fprintf(stderr,
+	fprintf(out,
 		"usage: dma_bench [-p PCI] [-n INFLIGHT (1..%d)] [-r ROUNDS] [-t SECONDS] [-s SIZE] [-w spin|notify]\n"
 		"                 [--remote [--peer-build DIR] [--exporter-thp]]\n",
 		MAX_INFLIGHT);
-	exit(2);
+	exit(status);
+}
+
+static void usage(void)
+{
+	usage_to(stderr, 2);
 }
 
 int main(int argc, char **argv)
@@ -586,6 +591,7 @@ int main(int argc, char **argv)
 		{"remote", no_argument, NULL, 'R'},
 		{"peer-build", required_argument, NULL, 'B'},
 		{"exporter-thp", no_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pci = NULL, *peer_build = getenv("SOFTDOCA_PEER_BUILD_DIR");
@@ -637,6 +643,9 @@ int main(int argc, char **argv)
 				b.notify = true;
 			else
 				usage();
+			break;
+		case 'h':
+			usage_to(stdout, 0);
 			break;
 		default:
 			usage();
