@@ -118,7 +118,7 @@ struct bench {
 	struct doca_comch_producer *prod;
 	struct fp_mem mem;
 	uint32_t peer_cons;
-	bool done;
+	bool done, bye;
 	uint64_t completed, failed;
 };
 
@@ -128,6 +128,8 @@ static void b_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t l
 {
 	if (len == 4 && memcmp(buf, "done", 4) == 0)
 		B.done = true;
+	else if (len == 3 && memcmp(buf, "bye", 3) == 0)
+		B.bye = true;
 }
 
 static void b_new_cons(struct doca_comch_event_consumer *ev, struct doca_comch_connection *c, uint32_t id)
@@ -261,6 +263,12 @@ static double bench_fastpath(uint32_t size, uint64_t n, uint64_t *total)
 
 static void b_teardown(void)
 {
+	/* The server stops its producer and consumer first (and says so), so
+	 * that no fast-path object on either side outlives the connection. */
+	if (B.conn != NULL) {
+		b_ctrl("quit");
+		b_wait(&B.bye, 5);
+	}
 	if (B.prod != NULL) {
 		doca_ctx_stop(doca_comch_producer_as_ctx(B.prod));
 		while (b_state(doca_comch_producer_as_ctx(B.prod)) != DOCA_CTX_STATE_IDLE)

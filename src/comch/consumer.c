@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -122,7 +123,7 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_INVALID_VALUE;
 	sd_fp_params_fill(&p, c->id, c->recv_cls.capacity, (uint32_t)max_msg, c->imm_len);
 	c->size = sd_fp_region_size(&p);
-	c->fd = memfd_create("softdoca-comch-consumer", MFD_CLOEXEC);
+	c->fd = memfd_create("softdoca-comch-consumer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (c->fd < 0) {
 		SD_LOG_ERR("consumer %u: memfd_create failed: %s", c->id, strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
@@ -130,6 +131,12 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	if (ftruncate(c->fd, (off_t)c->size) != 0) {
 		SD_LOG_ERR("consumer %u: sizing the shared region failed: %s", c->id, strerror(errno));
 		r = DOCA_ERROR_NO_MEMORY;
+		goto err;
+	}
+	/* The peer refuses a region whose size could still change. */
+	if (fcntl(c->fd, F_ADD_SEALS, SD_FP_SEALS) != 0) {
+		SD_LOG_ERR("consumer %u: sealing the shared region failed: %s", c->id, strerror(errno));
+		r = DOCA_ERROR_OPERATING_SYSTEM;
 		goto err;
 	}
 	c->base = mmap(NULL, c->size, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);

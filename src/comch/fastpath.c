@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -7,6 +10,7 @@
 
 #include "fastpath.h"
 #include "sd_comch.h"
+#include "sd_dev.h"
 #include "sd_log.h"
 
 SD_LOG_REGISTER(COMCH_FASTPATH);
@@ -238,7 +242,10 @@ static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, co
 	struct sd_fp_new_body b;
 	struct sd_fp_params p;
 	struct sd_fp_remote *r, *it;
+	const struct sd_caps *caps;
+	uint32_t nremotes;
 	struct stat sb;
+	int seals;
 	void *base;
 	doca_error_t e;
 
@@ -251,16 +258,30 @@ static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, co
 		SD_LOG_ERR("fast path: consumer announcement of version %u id %u refused", b.version, b.consumer_id);
 		goto out_fd;
 	}
+	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
 	pthread_mutex_lock(&st->lock);
 	for (it = st->remotes; it != NULL; it = it->next)
 		if (it->id == b.consumer_id)
 			break;
+	nremotes = st->nremotes;
 	pthread_mutex_unlock(&st->lock);
 	if (it != NULL)
 		goto out_fd; /* announced again after a HELLO: already known */
+	if (caps != NULL && caps->max_consumers_per_connection && nremotes >= caps->max_consumers_per_connection) {
+		SD_LOG_ERR("fast path: consumer %u refused: the peer already has %u consumers on this connection (max %u)",
+			   b.consumer_id, nremotes, caps->max_consumers_per_connection);
+		goto out_fd;
+	}
+	/* Seals first: once the size is sealed, the fstat below stays true and
+	 * the peer cannot pull pages from under our mapping (SIGBUS). */
+	seals = fcntl(fd, F_GET_SEALS);
 	if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size != b.region_size || b.region_size < sizeof(struct sd_fp_shm_hdr) ||
 	    b.region_size > SD_FP_MAX_RING + (64ull << 20)) {
 		SD_LOG_ERR("fast path: consumer %u region of bad size", b.consumer_id);
+		goto out_fd;
+	}
+	if (seals < 0 || (seals & SD_FP_SEALS) != SD_FP_SEALS) {
+		SD_LOG_ERR("fast path: consumer %u region refused: not sealed against resizing", b.consumer_id);
 		goto out_fd;
 	}
 	base = mmap(NULL, b.region_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -288,6 +309,7 @@ static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, co
 	pthread_mutex_lock(&st->lock);
 	r->next = st->remotes;
 	st->remotes = r;
+	st->nremotes++;
 	pthread_mutex_unlock(&st->lock);
 	SD_LOG_DBG("fast path: peer consumer %u mapped (%zu bytes)", r->id, r->size);
 	sd_comch_conn_raise_consumer_event(conn, r->id, true);
@@ -310,6 +332,7 @@ static void on_gone(struct sd_fp_conn *st, struct doca_comch_connection *conn, c
 		if ((*pp)->id == b.consumer_id) {
 			r = *pp;
 			*pp = r->next;
+			st->nremotes--;
 			break;
 		}
 	pthread_mutex_unlock(&st->lock);
@@ -320,14 +343,40 @@ static void on_gone(struct sd_fp_conn *st, struct doca_comch_connection *conn, c
 	sd_fp_remote_put(r);
 }
 
+static bool is_eventfd(int fd)
+{
+	char path[64], target[64];
+	struct stat sb;
+	ssize_t n;
+
+	if (fstat(fd, &sb) != 0 || (sb.st_mode & S_IFMT) == S_IFIFO || (sb.st_mode & S_IFMT) == S_IFSOCK)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
 static void on_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, int fd)
 {
 	struct sd_fp_gone_body b;
 	struct sd_fp_remote *r;
 
-	if (len != sizeof(b) || body == NULL || fd < 0)
+	if (len != sizeof(b) || body == NULL || fd < 0) {
+		if (fd >= 0)
+			close(fd);
 		return;
+	}
 	memcpy(&b, body, sizeof(b));
+	/* Producers write to it on their data path: it must be an eventfd
+	 * and never block (a full pipe would hang them). */
+	if (!is_eventfd(fd) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+		SD_LOG_ERR("fast path: consumer %u wake-up fd refused: not an eventfd", b.consumer_id);
+		close(fd);
+		return;
+	}
 	pthread_mutex_lock(&st->lock);
 	for (r = st->remotes; r != NULL; r = r->next)
 		if (r->id == b.consumer_id)
@@ -356,6 +405,7 @@ static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
 	__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
 	list = st->remotes;
 	st->remotes = NULL;
+	st->nremotes = 0;
 	pthread_mutex_unlock(&st->lock);
 	/* The peer's consumers are gone with it: tell the owner while the
 	 * connection still exists. */

@@ -29,6 +29,7 @@
 #ifndef SD_FASTPATH_H_
 #define SD_FASTPATH_H_
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +47,10 @@ enum sd_fp_kind {
 	SD_FP_CONSUMER_GONE = 0x102,
 	SD_FP_CONSUMER_EVFD = 0x103,
 };
+
+/* Seals a region's memfd carries before it is announced: its size can never
+ * change under a mapping (a shrunk region would SIGBUS the writer). */
+#define SD_FP_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
 struct sd_fp_new_body {
 	uint32_t version;      /* SD_FP_VERSION */
@@ -92,6 +97,7 @@ struct sd_fp_conn {
 	struct sd_fp_local *locals;
 	uint32_t nproducers;
 	uint32_t nconsumers;
+	uint32_t nremotes; /* peer consumers mapped, capped by the device */
 };
 
 /* Attach to a live connection (creating its state and dispatcher on first

@@ -114,7 +114,10 @@ void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p
 	tx->tail = LOAD_ACQ(&h->tail);
 	tx->head_cache = LOAD_ACQ(&h->head);
 	tx->posted_cache = LOAD_ACQ(&h->posted);
-	if (tx->tail < tx->head_cache || tx->tail - tx->head_cache > p->ring_size)
+	/* Records start on SD_FP_REC_ALIGN boundaries: a misaligned tail would
+	 * put a WRAP header past the ring's end. */
+	if (tx->tail < tx->head_cache || tx->tail - tx->head_cache > p->ring_size ||
+	    tx->tail % SD_FP_REC_ALIGN != 0 || tx->head_cache % SD_FP_REC_ALIGN != 0)
 		tx->broken = true;
 }
 
@@ -155,7 +158,7 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 	if (!pad && off >= SD_FP_SOFT_WRAP && (tx->sent & 15) == 0) {
 		uint64_t head = LOAD_ACQ(&tx->hdr->head);
 
-		if (head < tx->head_cache || head > tx->tail) {
+		if (head < tx->head_cache || head > tx->tail || head % SD_FP_REC_ALIGN != 0) {
 			tx->broken = true;
 			return DOCA_ERROR_UNEXPECTED;
 		}
@@ -167,7 +170,7 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 	if (free_bytes < pad + need) {
 		uint64_t head = LOAD_ACQ(&tx->hdr->head);
 
-		if (head < tx->head_cache || head > tx->tail) {
+		if (head < tx->head_cache || head > tx->tail || head % SD_FP_REC_ALIGN != 0) {
 			tx->broken = true;
 			return DOCA_ERROR_UNEXPECTED;
 		}
@@ -201,11 +204,13 @@ void sd_fp_tx_commit(struct sd_fp_tx *tx)
 	tx->tail = tx->pend_tail;
 	tx->sent++;
 	tx->pend_rec = NULL;
-	STORE_REL(&tx->hdr->tail, tx->tail);
-	/* Pairs with the fence in sd_fp_rx_arm: either the consumer sees our
-	 * tail, or we see its wake request. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (LOAD_RLX(&tx->hdr->wake) && __atomic_exchange_n(&tx->hdr->wake, 0u, __ATOMIC_ACQ_REL)) {
+	/* Store-then-load on both sides (sd_fp_rx_arm mirrors it): sequentially
+	 * consistent, so either the consumer sees our tail or we see its wake
+	 * request. (On x86 the store is the one locked instruction, as a
+	 * fence would be; unlike a fence, ThreadSanitizer understands it.) */
+	__atomic_store_n(&tx->hdr->tail, tx->tail, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&tx->hdr->wake, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&tx->hdr->wake, 0u, __ATOMIC_ACQ_REL)) {
 		int fd = __atomic_load_n(&tx->evfd, __ATOMIC_ACQUIRE);
 		uint64_t one = 1;
 
@@ -298,8 +303,7 @@ void sd_fp_rx_release(struct sd_fp_rx *rx)
 bool sd_fp_rx_arm(struct sd_fp_rx *rx)
 {
 	__atomic_store_n(&rx->hdr->wake, 1u, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return LOAD_RLX(&rx->hdr->tail) != rx->head;
+	return __atomic_load_n(&rx->hdr->tail, __ATOMIC_SEQ_CST) != rx->head;
 }
 
 void sd_fp_rx_disarm(struct sd_fp_rx *rx)

@@ -9,7 +9,9 @@
  *              have arrived.
  * Control messages from the client: "post" (post the receive buffers when
  * started with --no-post), "expire" (stop and destroy the consumer),
- * "expect N". It exits when the client goes away.
+ * "expect N", "quit" (stop the producer and the consumer, answer "bye": a
+ * client that waits for it may then disconnect without either side's
+ * fast path seeing the connection lost). It exits when the client goes away.
  *
  * usage: fp_peer <server-name> echo|sink [--no-post] [--bufs N] [--size BYTES]
  */
@@ -37,7 +39,7 @@ struct peer {
 	struct doca_comch_consumer_task_post_recv **pending;
 	uint32_t p_head, p_tail;
 	uint64_t received, expect;
-	bool want_post, want_expire, done_sent;
+	bool want_post, want_expire, want_quit, done_sent;
 	struct doca_comch_consumer_task_post_recv **recv_tasks;
 };
 
@@ -72,6 +74,8 @@ static void on_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t 
 		P.want_post = true;
 	else if (strcmp(m, "expire") == 0)
 		P.want_expire = true;
+	else if (strcmp(m, "quit") == 0)
+		P.want_quit = true;
 	else if (strncmp(m, "expect ", 7) == 0) {
 		P.expect = strtoull(m + 7, NULL, 10);
 		P.done_sent = false;
@@ -304,6 +308,13 @@ int FP_PEER_MAIN(int argc, char **argv)
 		if (P.want_expire) {
 			P.want_expire = false;
 			expire();
+		}
+		if (P.want_quit) {
+			P.want_quit = false;
+			expire();
+			if (P.prod != NULL)
+				stop_ctx(doca_comch_producer_as_ctx(P.prod));
+			send_ctrl("bye");
 		}
 		if (P.expect && !P.done_sent && P.received >= P.expect) {
 			P.done_sent = true;
