@@ -3,6 +3,7 @@
  * samples and applications (see common.h).
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,82 +18,101 @@ DOCA_LOG_REGISTER(COMMON);
 /* A context that never reaches idle must not hang the program forever. */
 #define STOP_TIMEOUT_SEC 30
 
-doca_error_t open_doca_device_with_pci(const char *pci_addr, tasks_check func, struct doca_dev **retval)
+/* Whether a device is the one asked for; an error ends the search with it. */
+typedef doca_error_t (*devinfo_match)(struct doca_devinfo *info, const void *arg, bool *match);
+
+/* Opens the first device that matches (all do with a NULL match) and passes
+ * func: the loop every open_doca_device_with_* shares. */
+static doca_error_t open_matching(devinfo_match match, const void *arg, tasks_check func, struct doca_dev **retval)
 {
 	struct doca_devinfo **list;
 	uint32_t n;
-	uint8_t eq;
+	bool ok;
 	doca_error_t res;
 
-	if (pci_addr == NULL || retval == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	*retval = NULL;
 	res = doca_devinfo_create_list(&list, &n);
 	if (res != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Failed to load doca devices list: %s", doca_error_get_descr(res));
 		return res;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		res = doca_devinfo_is_equal_pci_addr(list[i], pci_addr, &eq);
-		if (res != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Invalid PCI address %s: %s", pci_addr, doca_error_get_descr(res));
-			doca_devinfo_destroy_list(list);
-			return res;
+		if (match != NULL) {
+			res = match(list[i], arg, &ok);
+			if (res != DOCA_SUCCESS) {
+				doca_devinfo_destroy_list(list);
+				return res;
+			}
+			if (!ok)
+				continue;
 		}
-		if (!eq)
-			continue;
 		if (func != NULL && func(list[i]) != DOCA_SUCCESS)
 			continue;
-		res = doca_dev_open(list[i], retval);
-		if (res == DOCA_SUCCESS) {
-			doca_devinfo_destroy_list(list);
-			return res;
-		}
+		if (doca_dev_open(list[i], retval) == DOCA_SUCCESS)
+			break;
 	}
-	DOCA_LOG_WARN("Matching device not found");
 	doca_devinfo_destroy_list(list);
+	if (*retval != NULL)
+		return DOCA_SUCCESS;
+	DOCA_LOG_WARN("Matching device not found");
 	return DOCA_ERROR_NOT_FOUND;
+}
+
+static doca_error_t match_pci(struct doca_devinfo *info, const void *arg, bool *match)
+{
+	const char *pci_addr = arg;
+	uint8_t eq = 0;
+	doca_error_t res = doca_devinfo_is_equal_pci_addr(info, pci_addr, &eq);
+
+	if (res != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Invalid PCI address %s: %s", pci_addr, doca_error_get_descr(res));
+		return res;
+	}
+	*match = eq != 0;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t open_doca_device_with_pci(const char *pci_addr, tasks_check func, struct doca_dev **retval)
+{
+	if (pci_addr == NULL || retval == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*retval = NULL;
+	return open_matching(match_pci, pci_addr, func, retval);
 }
 
 typedef doca_error_t (*name_getter)(const struct doca_devinfo *, char *, uint32_t);
 
+struct name_query {
+	const uint8_t *value;
+	size_t val_size;
+	name_getter get;
+	char *name;
+	uint32_t size;
+};
+
+static doca_error_t match_name(struct doca_devinfo *info, const void *arg, bool *match)
+{
+	const struct name_query *q = arg;
+
+	*match = q->get(info, q->name, q->size) == DOCA_SUCCESS && strlen(q->name) == q->val_size &&
+		 memcmp(q->name, q->value, q->val_size) == 0;
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t open_by_name(const uint8_t *value, size_t val_size, tasks_check func, struct doca_dev **retval,
 				 name_getter get, uint32_t size)
 {
-	struct doca_devinfo **list;
-	char *name;
-	uint32_t n;
+	struct name_query q = {.value = value, .val_size = val_size, .get = get, .size = size};
 	doca_error_t res;
 
 	if (value == NULL || retval == NULL || val_size == 0 || val_size >= size)
 		return DOCA_ERROR_INVALID_VALUE;
 	*retval = NULL;
-	name = calloc(1, size);
-	if (name == NULL)
+	q.name = calloc(1, size);
+	if (q.name == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	res = doca_devinfo_create_list(&list, &n);
-	if (res != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to load doca devices list: %s", doca_error_get_descr(res));
-		free(name);
-		return res;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (get(list[i], name, size) != DOCA_SUCCESS)
-			continue;
-		if (strlen(name) != val_size || memcmp(name, value, val_size) != 0)
-			continue;
-		if (func != NULL && func(list[i]) != DOCA_SUCCESS)
-			continue;
-		res = doca_dev_open(list[i], retval);
-		if (res == DOCA_SUCCESS)
-			break;
-	}
-	doca_devinfo_destroy_list(list);
-	free(name);
-	if (*retval != NULL)
-		return DOCA_SUCCESS;
-	DOCA_LOG_WARN("Matching device not found");
-	return DOCA_ERROR_NOT_FOUND;
+	res = open_matching(match_name, &q, func, retval);
+	free(q.name);
+	return res;
 }
 
 doca_error_t open_doca_device_with_ibdev_name(const uint8_t *value, size_t val_size, tasks_check func,
@@ -109,29 +129,10 @@ doca_error_t open_doca_device_with_iface_name(const uint8_t *value, size_t val_s
 
 doca_error_t open_doca_device_with_capabilities(tasks_check func, struct doca_dev **retval)
 {
-	struct doca_devinfo **list;
-	uint32_t n;
-	doca_error_t res;
-
 	if (retval == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	*retval = NULL;
-	res = doca_devinfo_create_list(&list, &n);
-	if (res != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to load doca devices list: %s", doca_error_get_descr(res));
-		return res;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (func != NULL && func(list[i]) != DOCA_SUCCESS)
-			continue;
-		if (doca_dev_open(list[i], retval) == DOCA_SUCCESS)
-			break;
-	}
-	doca_devinfo_destroy_list(list);
-	if (*retval != NULL)
-		return DOCA_SUCCESS;
-	DOCA_LOG_WARN("Matching device not found");
-	return DOCA_ERROR_NOT_FOUND;
+	return open_matching(NULL, NULL, func, retval);
 }
 
 doca_error_t open_doca_device_rep_with_pci(struct doca_dev *local, enum doca_devinfo_rep_filter filter,
@@ -168,6 +169,25 @@ doca_error_t open_doca_device_rep_with_pci(struct doca_dev *local, enum doca_dev
 	return DOCA_ERROR_NOT_FOUND;
 }
 
+/* An mmap with dev added (memory range and start are the program's); NULL
+ * again on failure. */
+static doca_error_t create_dev_mmap(struct doca_dev *dev, const char *which, struct doca_mmap **mmap)
+{
+	doca_error_t res = doca_mmap_create(mmap);
+
+	if (res != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Unable to create %s mmap: %s", which, doca_error_get_descr(res));
+		return res;
+	}
+	res = doca_mmap_add_dev(*mmap, dev);
+	if (res != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("Unable to add device to %s mmap: %s", which, doca_error_get_descr(res));
+		doca_mmap_destroy(*mmap);
+		*mmap = NULL;
+	}
+	return res;
+}
+
 doca_error_t create_core_objects(struct program_core_objects *state, uint32_t max_bufs)
 {
 	doca_error_t res;
@@ -175,26 +195,12 @@ doca_error_t create_core_objects(struct program_core_objects *state, uint32_t ma
 	if (state == NULL || state->dev == NULL || max_bufs == 0)
 		return DOCA_ERROR_INVALID_VALUE;
 
-	res = doca_mmap_create(&state->src_mmap);
-	if (res != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Unable to create source mmap: %s", doca_error_get_descr(res));
+	res = create_dev_mmap(state->dev, "source", &state->src_mmap);
+	if (res != DOCA_SUCCESS)
 		return res;
-	}
-	res = doca_mmap_add_dev(state->src_mmap, state->dev);
-	if (res != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Unable to add device to source mmap: %s", doca_error_get_descr(res));
+	res = create_dev_mmap(state->dev, "destination", &state->dst_mmap);
+	if (res != DOCA_SUCCESS)
 		goto destroy_src;
-	}
-	res = doca_mmap_create(&state->dst_mmap);
-	if (res != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Unable to create destination mmap: %s", doca_error_get_descr(res));
-		goto destroy_src;
-	}
-	res = doca_mmap_add_dev(state->dst_mmap, state->dev);
-	if (res != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Unable to add device to destination mmap: %s", doca_error_get_descr(res));
-		goto destroy_dst;
-	}
 	res = doca_buf_inventory_create(max_bufs, &state->buf_inv);
 	if (res != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("Unable to create buffer inventory: %s", doca_error_get_descr(res));
@@ -224,57 +230,34 @@ destroy_src:
 	return res;
 }
 
+/* Logs a failed destroy and keeps the first error; true when it succeeded
+ * (the caller then forgets the object). */
+static bool destroyed(doca_error_t tmp, const char *what, doca_error_t *res)
+{
+	if (tmp == DOCA_SUCCESS)
+		return true;
+	DOCA_LOG_ERR("Failed to %s: %s", what, doca_error_get_descr(tmp));
+	DOCA_ERROR_PROPAGATE(*res, tmp);
+	return false;
+}
+
 doca_error_t destroy_core_objects(struct program_core_objects *state)
 {
-	doca_error_t res = DOCA_SUCCESS, tmp;
+	doca_error_t res = DOCA_SUCCESS;
 
 	if (state == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (state->buf_inv != NULL) {
-		tmp = doca_buf_inventory_destroy(state->buf_inv);
-		if (tmp != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to destroy buffer inventory: %s", doca_error_get_descr(tmp));
-			DOCA_ERROR_PROPAGATE(res, tmp);
-		} else {
-			state->buf_inv = NULL;
-		}
-	}
-	if (state->dst_mmap != NULL) {
-		tmp = doca_mmap_destroy(state->dst_mmap);
-		if (tmp != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to destroy destination mmap: %s", doca_error_get_descr(tmp));
-			DOCA_ERROR_PROPAGATE(res, tmp);
-		} else {
-			state->dst_mmap = NULL;
-		}
-	}
-	if (state->src_mmap != NULL) {
-		tmp = doca_mmap_destroy(state->src_mmap);
-		if (tmp != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to destroy source mmap: %s", doca_error_get_descr(tmp));
-			DOCA_ERROR_PROPAGATE(res, tmp);
-		} else {
-			state->src_mmap = NULL;
-		}
-	}
-	if (state->pe != NULL) {
-		tmp = doca_pe_destroy(state->pe);
-		if (tmp != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to destroy progress engine: %s", doca_error_get_descr(tmp));
-			DOCA_ERROR_PROPAGATE(res, tmp);
-		} else {
-			state->pe = NULL;
-		}
-	}
-	if (state->dev != NULL) {
-		tmp = doca_dev_close(state->dev);
-		if (tmp != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Failed to close device: %s", doca_error_get_descr(tmp));
-			DOCA_ERROR_PROPAGATE(res, tmp);
-		} else {
-			state->dev = NULL;
-		}
-	}
+	if (state->buf_inv != NULL &&
+	    destroyed(doca_buf_inventory_destroy(state->buf_inv), "destroy buffer inventory", &res))
+		state->buf_inv = NULL;
+	if (state->dst_mmap != NULL && destroyed(doca_mmap_destroy(state->dst_mmap), "destroy destination mmap", &res))
+		state->dst_mmap = NULL;
+	if (state->src_mmap != NULL && destroyed(doca_mmap_destroy(state->src_mmap), "destroy source mmap", &res))
+		state->src_mmap = NULL;
+	if (state->pe != NULL && destroyed(doca_pe_destroy(state->pe), "destroy progress engine", &res))
+		state->pe = NULL;
+	if (state->dev != NULL && destroyed(doca_dev_close(state->dev), "close device", &res))
+		state->dev = NULL;
 	return res;
 }
 

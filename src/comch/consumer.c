@@ -337,8 +337,7 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 					struct doca_comch_consumer **consumer)
 {
 	struct doca_comch_consumer *c;
-	const struct sd_caps *caps;
-	struct sd_fp_conn *st;
+	struct sd_fp_ep ep;
 	doca_error_t r;
 
 	if (comch_connection == NULL || buf_mmap == NULL || consumer == NULL)
@@ -347,76 +346,38 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		SD_LOG_ERR("consumer: mmap is not started");
 		return DOCA_ERROR_BAD_STATE;
 	}
-	/* Pinned first: the owner cannot be destroyed (and free the
-	 * connection) under us from here on. */
-	sd_comch_conn_ref(comch_connection);
-	r = sd_fp_conn_get(comch_connection, &st);
+	r = sd_fp_ep_create(comch_connection, SD_FP_ROLE_CONSUMER, sizeof(*c), &consumer_ops, "comch_consumer", &ep);
 	if (r != DOCA_SUCCESS) {
-		SD_LOG_ERR("consumer: connection is not established");
-		goto out_unref;
+		if (ep.not_connected)
+			SD_LOG_ERR("consumer: connection is not established");
+		return r;
 	}
-	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
-	if (caps == NULL || caps->consumer_max_buf_size == 0) {
-		r = DOCA_ERROR_NOT_SUPPORTED;
-		goto out_put;
-	}
-	pthread_mutex_lock(&st->lock);
-	if (caps->max_consumers_per_connection && st->nconsumers >= caps->max_consumers_per_connection) {
-		pthread_mutex_unlock(&st->lock);
-		r = DOCA_ERROR_FULL;
-		goto out_put;
-	}
-	st->nconsumers++;
-	pthread_mutex_unlock(&st->lock);
-
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		pthread_mutex_lock(&st->lock);
-		st->nconsumers--;
-		pthread_mutex_unlock(&st->lock);
-		r = DOCA_ERROR_NO_MEMORY;
-		goto out_put;
-	}
-	sd_ctx_init(&c->ctx, &consumer_ops, "comch_consumer");
+	c = to_consumer(ep.ctx);
 	sd_task_class_init(&c->recv_cls, &c->ctx, &recv_ops, "comch_consumer_post_recv",
 			   sizeof(struct doca_comch_consumer_task_post_recv));
-	c->st = st;
+	c->st = ep.st;
 	c->conn = comch_connection;
 	c->mmap = buf_mmap;
 	c->fd = -1;
 	c->evfd = -1;
 	c->id = sd_comch_conn_alloc_consumer_id(comch_connection);
 	c->imm_len = SD_FP_MAX_IMM;
-	c->max_buf_size = caps->consumer_max_buf_size;
-	c->max_tasks = caps->consumer_max_tasks;
+	c->max_buf_size = ep.caps->consumer_max_buf_size;
+	c->max_tasks = ep.caps->consumer_max_tasks;
 	*consumer = c;
 	return DOCA_SUCCESS;
-out_put:
-	sd_fp_conn_put(st);
-out_unref:
-	sd_comch_conn_unref(comch_connection);
-	return r;
+}
+
+static void consumer_release(struct doca_ctx *ctx)
+{
+	region_release(to_consumer(ctx));
 }
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 {
-	struct sd_fp_conn *st;
-	doca_error_t r;
-
 	if (consumer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	r = sd_ctx_fini(&consumer->ctx);
-	if (r != DOCA_SUCCESS)
-		return r;
-	region_release(consumer);
-	st = consumer->st;
-	pthread_mutex_lock(&st->lock);
-	st->nconsumers--;
-	pthread_mutex_unlock(&st->lock);
-	sd_fp_conn_put(st);
-	sd_comch_conn_unref(consumer->conn);
-	free(consumer);
-	return DOCA_SUCCESS;
+	return sd_fp_ep_destroy(&consumer->ctx, SD_FP_ROLE_CONSUMER, consumer->st, consumer->conn, consumer_release);
 }
 
 static const struct sd_caps *devinfo_caps(const struct doca_devinfo *devinfo)

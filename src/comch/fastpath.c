@@ -10,6 +10,7 @@
 
 #include "fastpath.h"
 #include "sd_comch.h"
+#include "sd_ctx.h"
 #include "sd_dev.h"
 #include "sd_log.h"
 
@@ -454,4 +455,87 @@ static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+static uint32_t *ep_count(struct sd_fp_conn *st, enum sd_fp_role role)
+{
+	return role == SD_FP_ROLE_CONSUMER ? &st->nconsumers : &st->nproducers;
+}
+
+static void ep_unslot(struct sd_fp_conn *st, enum sd_fp_role role)
+{
+	pthread_mutex_lock(&st->lock);
+	(*ep_count(st, role))--;
+	pthread_mutex_unlock(&st->lock);
+}
+
+doca_error_t sd_fp_ep_create(struct doca_comch_connection *conn, enum sd_fp_role role, size_t size,
+			     const struct sd_ctx_ops *ops, const char *name, struct sd_fp_ep *ep)
+{
+	const struct sd_caps *caps;
+	struct sd_fp_conn *st;
+	uint32_t max_buf, *n;
+	doca_error_t r;
+
+	if (conn == NULL || ep == NULL || size < sizeof(struct doca_ctx))
+		return DOCA_ERROR_INVALID_VALUE;
+	memset(ep, 0, sizeof(*ep));
+	/* Pinned first: the owner cannot be destroyed (and free the
+	 * connection) under us from here on. */
+	sd_comch_conn_ref(conn);
+	r = sd_fp_conn_get(conn, &st);
+	if (r != DOCA_SUCCESS) {
+		ep->not_connected = true;
+		goto out_unref;
+	}
+	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
+	if (caps != NULL)
+		max_buf = role == SD_FP_ROLE_CONSUMER ? caps->consumer_max_buf_size : caps->producer_max_buf_size;
+	else
+		max_buf = 0;
+	if (max_buf == 0) {
+		r = DOCA_ERROR_NOT_SUPPORTED;
+		goto out_put;
+	}
+	pthread_mutex_lock(&st->lock);
+	n = ep_count(st, role);
+	if (caps->max_consumers_per_connection && *n >= caps->max_consumers_per_connection) {
+		pthread_mutex_unlock(&st->lock);
+		r = DOCA_ERROR_FULL;
+		goto out_put;
+	}
+	(*n)++;
+	pthread_mutex_unlock(&st->lock);
+
+	ep->ctx = calloc(1, size);
+	if (ep->ctx == NULL) {
+		ep_unslot(st, role);
+		r = DOCA_ERROR_NO_MEMORY;
+		goto out_put;
+	}
+	sd_ctx_init(ep->ctx, ops, name);
+	ep->st = st;
+	ep->caps = caps;
+	return DOCA_SUCCESS;
+out_put:
+	sd_fp_conn_put(st);
+out_unref:
+	sd_comch_conn_unref(conn);
+	return r;
+}
+
+doca_error_t sd_fp_ep_destroy(struct doca_ctx *ctx, enum sd_fp_role role, struct sd_fp_conn *st,
+			      struct doca_comch_connection *conn, void (*release)(struct doca_ctx *ctx))
+{
+	doca_error_t r;
+
+	r = sd_ctx_fini(ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	release(ctx);
+	ep_unslot(st, role);
+	sd_fp_conn_put(st);
+	sd_comch_conn_unref(conn);
+	free(ctx);
+	return DOCA_SUCCESS;
 }

@@ -39,7 +39,10 @@
 #include "fastpath_ring.h"
 
 struct doca_comch_connection;
+struct doca_ctx;
 struct doca_dev;
+struct sd_caps;
+struct sd_ctx_ops;
 
 enum sd_fp_kind {
 	SD_FP_HELLO = 0x100,
@@ -121,6 +124,31 @@ void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id);
 /* Find a live remote consumer; returns a reference or NULL. */
 struct sd_fp_remote *sd_fp_remote_get(struct sd_fp_conn *st, uint32_t id);
 void sd_fp_remote_put(struct sd_fp_remote *r);
+
+/* Producers and consumers: the part of create and destroy they share. The
+ * object embeds its struct doca_ctx first. */
+enum sd_fp_role {
+	SD_FP_ROLE_PRODUCER,
+	SD_FP_ROLE_CONSUMER,
+};
+
+struct sd_fp_ep {
+	struct doca_ctx *ctx;        /* the object: zeroed, ctx initialised */
+	struct sd_fp_conn *st;       /* referenced */
+	const struct sd_caps *caps;
+	bool not_connected;          /* failed attaching (the caller logs it) */
+};
+
+/* Pin conn, attach its state, take one of the role's slots (FULL past the
+ * device's cap, NOT_SUPPORTED if the device has no such role) and allocate
+ * size bytes with the ctx initialised. On error nothing is held. */
+doca_error_t sd_fp_ep_create(struct doca_comch_connection *conn, enum sd_fp_role role, size_t size,
+			     const struct sd_ctx_ops *ops, const char *name, struct sd_fp_ep *ep);
+/* BAD_STATE (nothing done) unless ctx is idle; else release(ctx) drops the
+ * object's own resources, then its slot, st and the pin on conn go and the
+ * object is freed. */
+doca_error_t sd_fp_ep_destroy(struct doca_ctx *ctx, enum sd_fp_role role, struct sd_fp_conn *st,
+			      struct doca_comch_connection *conn, void (*release)(struct doca_ctx *ctx));
 
 static inline bool sd_fp_remote_dead(const struct sd_fp_remote *r)
 {

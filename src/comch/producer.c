@@ -164,78 +164,39 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 					struct doca_comch_producer **producer)
 {
 	struct doca_comch_producer *p;
-	const struct sd_caps *caps;
-	struct sd_fp_conn *st;
+	struct sd_fp_ep ep;
 	doca_error_t r;
 
 	if (comch_connection == NULL || producer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	/* Pinned first: the owner cannot be destroyed (and free the
-	 * connection) under us from here on. */
-	sd_comch_conn_ref(comch_connection);
-	r = sd_fp_conn_get(comch_connection, &st);
+	r = sd_fp_ep_create(comch_connection, SD_FP_ROLE_PRODUCER, sizeof(*p), &producer_ops, "comch_producer", &ep);
 	if (r != DOCA_SUCCESS) {
-		SD_LOG_ERR("producer: connection is not established");
-		goto out_unref;
+		if (ep.not_connected)
+			SD_LOG_ERR("producer: connection is not established");
+		return r;
 	}
-	caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
-	if (caps == NULL || caps->producer_max_buf_size == 0) {
-		r = DOCA_ERROR_NOT_SUPPORTED;
-		goto out_put;
-	}
-	pthread_mutex_lock(&st->lock);
-	if (caps->max_consumers_per_connection && st->nproducers >= caps->max_consumers_per_connection) {
-		pthread_mutex_unlock(&st->lock);
-		r = DOCA_ERROR_FULL;
-		goto out_put;
-	}
-	st->nproducers++;
-	pthread_mutex_unlock(&st->lock);
-
-	p = calloc(1, sizeof(*p));
-	if (p == NULL) {
-		pthread_mutex_lock(&st->lock);
-		st->nproducers--;
-		pthread_mutex_unlock(&st->lock);
-		r = DOCA_ERROR_NO_MEMORY;
-		goto out_put;
-	}
-	sd_ctx_init(&p->ctx, &producer_ops, "comch_producer");
+	p = to_producer(ep.ctx);
 	sd_task_class_init(&p->send_cls, &p->ctx, &send_ops, "comch_producer_send",
 			   sizeof(struct doca_comch_producer_task_send));
-	p->st = st;
+	p->st = ep.st;
 	p->conn = comch_connection;
 	p->id = sd_comch_conn_alloc_consumer_id(comch_connection);
-	p->max_buf_size = caps->producer_max_buf_size;
-	p->max_tasks = caps->producer_max_tasks;
+	p->max_buf_size = ep.caps->producer_max_buf_size;
+	p->max_tasks = ep.caps->producer_max_tasks;
 	*producer = p;
 	return DOCA_SUCCESS;
-out_put:
-	sd_fp_conn_put(st);
-out_unref:
-	sd_comch_conn_unref(comch_connection);
-	return r;
+}
+
+static void producer_release(struct doca_ctx *ctx)
+{
+	drop_cache(to_producer(ctx));
 }
 
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 {
-	struct sd_fp_conn *st;
-	doca_error_t r;
-
 	if (producer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	r = sd_ctx_fini(&producer->ctx);
-	if (r != DOCA_SUCCESS)
-		return r;
-	drop_cache(producer);
-	st = producer->st;
-	pthread_mutex_lock(&st->lock);
-	st->nproducers--;
-	pthread_mutex_unlock(&st->lock);
-	sd_fp_conn_put(st);
-	sd_comch_conn_unref(producer->conn);
-	free(producer);
-	return DOCA_SUCCESS;
+	return sd_fp_ep_destroy(&producer->ctx, SD_FP_ROLE_PRODUCER, producer->st, producer->conn, producer_release);
 }
 
 static const struct sd_caps *devinfo_caps(const struct doca_devinfo *devinfo)

@@ -37,29 +37,35 @@ static const struct sd_task_class_ops memcpy_ops = {
 
 /* ---- capabilities ---- */
 
+/* The caps of a device for memcpy tasks: what every memcpy capability
+ * query checks first. */
+static doca_error_t memcpy_caps(const struct doca_devinfo *devinfo, const struct sd_caps **caps)
+{
+	if (devinfo == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*caps = sd_devinfo_caps(devinfo);
+	if (*caps == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return (*caps)->dma_memcpy_supported ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
 doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
 {
 	const struct sd_caps *caps;
 
-	if (devinfo == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	caps = sd_devinfo_caps(devinfo);
-	if (caps == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	return caps->dma_memcpy_supported ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+	return memcpy_caps(devinfo, &caps);
 }
 
 doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size)
 {
 	const struct sd_caps *caps;
+	doca_error_t res;
 
-	if (devinfo == NULL || buf_size == NULL)
+	if (buf_size == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	caps = sd_devinfo_caps(devinfo);
-	if (caps == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	if (!caps->dma_memcpy_supported)
-		return DOCA_ERROR_NOT_SUPPORTED;
+	res = memcpy_caps(devinfo, &caps);
+	if (res != DOCA_SUCCESS)
+		return res;
 	*buf_size = caps->dma_max_buf_size;
 	return DOCA_SUCCESS;
 }
@@ -68,14 +74,13 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_dev
 							   uint32_t *max_buf_list_len)
 {
 	const struct sd_caps *caps;
+	doca_error_t res;
 
-	if (devinfo == NULL || max_buf_list_len == NULL)
+	if (max_buf_list_len == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	caps = sd_devinfo_caps(devinfo);
-	if (caps == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	if (!caps->dma_memcpy_supported)
-		return DOCA_ERROR_NOT_SUPPORTED;
+	res = memcpy_caps(devinfo, &caps);
+	if (res != DOCA_SUCCESS)
+		return res;
 	*max_buf_list_len = caps->dma_max_buf_list_len;
 	return DOCA_SUCCESS;
 }

@@ -30,66 +30,24 @@
 
 #include "sd_mem.h"
 #include "sd_remote.h"
+#include "../common/export_util.h"
 
 #define SZ 4096
-
-static struct doca_dev *open_first(void)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	if (n == 0 || doca_dev_open(list[0], &dev) != DOCA_SUCCESS)
-		dev = NULL;
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
-static void print_hex(const char *tag, const uint8_t *p, size_t n)
-{
-	printf("%s ", tag);
-	for (size_t i = 0; i < n; i++)
-		printf("%02x", p[i]);
-	printf("\n");
-	fflush(stdout);
-}
-
-static size_t from_hex(const char *s, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (n < max && s[0] != '\0' && s[1] != '\0' && sscanf(s, "%2x", &v) == 1) {
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
 
 static int do_export(struct doca_dev *dev, bool rw)
 {
 	static uint8_t mem[SZ];
 	struct doca_mmap *mmap;
-	const void *desc;
-	size_t len;
 	char line[64];
+	int rc;
 
-	for (size_t i = 0; i < SZ; i++)
-		mem[i] = (uint8_t)(i ^ 0x5a);
-	if (doca_mmap_create(&mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(mmap, mem, SZ) != DOCA_SUCCESS ||
-	    doca_mmap_set_permissions(mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
-						    (rw ? DOCA_ACCESS_FLAG_PCI_READ_WRITE : DOCA_ACCESS_FLAG_PCI_READ_ONLY)) !=
-		    DOCA_SUCCESS ||
-	    doca_mmap_add_dev(mmap, dev) != DOCA_SUCCESS || doca_mmap_start(mmap) != DOCA_SUCCESS)
-		return 3;
-	if (doca_mmap_export_pci(mmap, dev, &desc, &len) != DOCA_SUCCESS)
-		return 4;
-	print_hex("DESC", desc, len);
+	exu_fill(mem, SZ);
+	rc = exu_export(dev, mem, SZ, rw, &mmap);
+	if (rc != 0)
+		return 2 + rc;
 	while (fgets(line, sizeof(line), stdin) != NULL) {
 		if (strncmp(line, "dump", 4) == 0)
-			print_hex("DATA", mem + 16, 16);
+			exu_print_hex("DATA", mem + 16, 16);
 		else if (strncmp(line, "quit", 4) == 0)
 			break;
 	}
@@ -101,7 +59,7 @@ static int do_export(struct doca_dev *dev, bool rw)
 static int do_import(struct doca_dev *dev, const char *hex, bool write)
 {
 	uint8_t desc[512], data[16];
-	size_t n = from_hex(hex, desc, sizeof(desc));
+	size_t n = exu_from_hex(hex, desc, sizeof(desc));
 	struct doca_buf_inventory *inv;
 	struct doca_mmap *mmap;
 	struct doca_buf *buf;
@@ -123,7 +81,7 @@ static int do_import(struct doca_dev *dev, const char *hex, bool write)
 		doca_buf_dec_refcount(buf, NULL);
 	err = sd_remote_read(sd_mmap_remote(mmap), (uint64_t)(uintptr_t)addr, data, sizeof(data));
 	if (err == DOCA_SUCCESS)
-		print_hex("DATA", data, sizeof(data));
+		exu_print_hex("DATA", data, sizeof(data));
 	else
 		printf("DATA %s\n", doca_error_get_name(err));
 	if (write) {
@@ -142,7 +100,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	alarm(30);
-	if (argc < 3 || (dev = open_first()) == NULL)
+	if (argc < 3 || (dev = exu_open_first()) == NULL)
 		return 2;
 	if (strcmp(argv[1], "export") == 0)
 		rc = do_export(dev, strcmp(argv[2], "rw") == 0);

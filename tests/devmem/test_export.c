@@ -29,6 +29,7 @@
 
 #include "sd_mem.h"
 #include "sd_remote.h"
+#include "../common/export_util.h"
 
 #define OK(x) assert_int_equal((x), DOCA_SUCCESS)
 #define ERR(x, e) assert_int_equal((x), (e))
@@ -59,20 +60,6 @@ static struct doca_mmap *started_mmap(struct doca_dev *dev, void *mem, size_t le
 	OK(doca_mmap_add_dev(m, dev));
 	OK(doca_mmap_start(m));
 	return m;
-}
-
-static void fill(uint8_t *mem)
-{
-	for (size_t i = 0; i < SZ; i++)
-		mem[i] = (uint8_t)(i ^ 0x5a);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* ---------------- in-process ---------------- */
@@ -236,100 +223,29 @@ static void same_side_fork(void **s)
 
 /* ---------------- cross-side, against export_peer ---------------- */
 
-struct peer {
-	pid_t pid;
-	int out, in;
-	char buf[4096];
-	size_t len;
-};
+#define PEER_PROG "tests/devmem/export_peer"
 
-static const char *peer_path(void)
+static void peer_start(struct exu_peer *p, const char *a1, const char *a2, const char *a3)
 {
-	static char p[512];
-	const char *b = getenv("SOFTDOCA_PEER_BUILD_DIR");
-
-	if (b == NULL || *b == '\0')
-		return NULL;
-	snprintf(p, sizeof(p), "%s/tests/devmem/export_peer", b);
-	return access(p, X_OK) == 0 ? p : NULL;
-}
-
-static void peer_start(struct peer *p, const char *a1, const char *a2, const char *a3)
-{
-	const char *path = peer_path();
-	int out[2], in[2];
+	const char *path = exu_peer_path(PEER_PROG);
+	char *const argv[] = {(char *)path, (char *)a1, (char *)a2, (char *)a3, NULL};
 
 	assert_non_null(path);
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(pipe(in), 0);
-	memset(p, 0, sizeof(*p));
-	p->pid = fork();
-	assert_true(p->pid >= 0);
-	if (p->pid == 0) {
-		char lib[512];
-
-		dup2(out[1], 1);
-		dup2(in[0], 0);
-		close(out[0]);
-		close(out[1]);
-		close(in[0]);
-		close(in[1]);
-		/* meson points LD_LIBRARY_PATH at our flavor's libraries: the peer needs its own */
-		snprintf(lib, sizeof(lib), "%s/src", getenv("SOFTDOCA_PEER_BUILD_DIR"));
-		setenv("LD_LIBRARY_PATH", lib, 1);
-		execl(path, path, a1, a2, a3, (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(in[0]);
-	p->out = out[0];
-	p->in = in[1];
+	assert_int_equal(exu_peer_start(p, path, argv), 0);
 }
 
-/* Next line from the peer starting with `tag`; its rest in `rest`. */
-static bool peer_line(struct peer *p, const char *tag, char *rest, size_t restsz)
+static bool peer_line(struct exu_peer *p, const char *tag, char *rest, size_t restsz)
 {
-	uint64_t end = now_ms() + 10000;
-	size_t tl = strlen(tag);
-
-	for (;;) {
-		char *nl;
-
-		while ((nl = memchr(p->buf, '\n', p->len)) != NULL) {
-			size_t l = (size_t)(nl - p->buf);
-			bool hit = l >= tl + 1 && memcmp(p->buf, tag, tl) == 0 && p->buf[tl] == ' ';
-
-			if (hit) {
-				size_t rl = l - tl - 1 < restsz - 1 ? l - tl - 1 : restsz - 1;
-
-				memcpy(rest, p->buf + tl + 1, rl);
-				rest[rl] = '\0';
-			}
-			memmove(p->buf, nl + 1, p->len - l - 1);
-			p->len -= l + 1;
-			if (hit)
-				return true;
-		}
-		struct pollfd pfd = {.fd = p->out, .events = POLLIN};
-		int left = (int)(end - now_ms());
-
-		if (left <= 0 || poll(&pfd, 1, left) <= 0)
-			return false;
-		ssize_t n = read(p->out, p->buf + p->len, sizeof(p->buf) - p->len - 1);
-
-		if (n <= 0)
-			return false;
-		p->len += (size_t)n;
-	}
+	return exu_peer_line(p, tag, rest, restsz, 10000);
 }
 
-static int peer_wait(struct peer *p)
+static int peer_wait(struct exu_peer *p)
 {
-	uint64_t end = now_ms() + 10000;
+	uint64_t end = exu_now_ms() + 10000;
 	int status;
 
 	close(p->in);
-	while (now_ms() < end) {
+	while (exu_now_ms() < end) {
 		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
 			close(p->out);
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -342,24 +258,6 @@ static int peer_wait(struct peer *p)
 	return -1;
 }
 
-static void to_hex(const void *d, size_t n, char *out)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", ((const uint8_t *)d)[i]);
-}
-
-static size_t from_hex(const char *s, uint8_t *out, size_t max)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (n < max && s[0] != '\0' && s[1] != '\0' && sscanf(s, "%2x", &v) == 1) {
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
-
 /* Run "export_peer import <desc> [write]" and collect its answers. */
 struct import_result {
 	char import[64], buf[64], data[64], write[64];
@@ -369,10 +267,10 @@ struct import_result {
 static void peer_import(const void *desc, size_t len, bool write, struct import_result *r)
 {
 	char hex[2 * 512 + 1];
-	struct peer p;
+	struct exu_peer p;
 
 	assert_true(len <= 512);
-	to_hex(desc, len, hex);
+	exu_to_hex(desc, len, hex);
 	memset(r, 0, sizeof(*r));
 	peer_start(&p, "import", hex, write ? "write" : NULL);
 	assert_true(peer_line(&p, "IMPORT", r->import, sizeof(r->import)));
@@ -387,11 +285,30 @@ static void peer_import(const void *desc, size_t len, bool write, struct import_
 
 #define SKIP_WITHOUT_PEER()                                                          \
 	do {                                                                         \
-		if (peer_path() == NULL) {                                           \
+		if (exu_peer_path(PEER_PROG) == NULL) {                              \
 			print_message("no peer build (-Dpeer_build): skipped\n"); \
 			skip();                                                      \
 		}                                                                    \
 	} while (0)
+
+/* Our pattern in mem, exported with `access`; the other side imports it,
+ * reads its first 16 bytes and tries to write: its answers in r. */
+static struct doca_mmap *export_to_peer(struct doca_dev **dev, uint8_t *mem, uint32_t access, const void **desc,
+					size_t *len, struct import_result *r)
+{
+	struct doca_mmap *m;
+	char hex[64];
+
+	*dev = open_first();
+	exu_fill(mem, SZ);
+	m = started_mmap(*dev, mem, SZ, access);
+	OK(doca_mmap_export_pci(m, *dev, desc, len));
+	peer_import(*desc, *len, true, r);
+	assert_string_equal(r->import, "DOCA_SUCCESS");
+	exu_to_hex(mem, 16, hex);
+	assert_string_equal(r->data, hex);
+	return m;
+}
 
 /* We export, the other side imports, reads and writes our memory. */
 static void cross_we_export(void **s)
@@ -403,19 +320,11 @@ static void cross_we_export(void **s)
 	struct sd_remote_desc d;
 	const void *desc;
 	size_t len;
-	char hex[64];
 
 	(void)s;
 	SKIP_WITHOUT_PEER();
-	dev = open_first();
-	fill(mem);
-	m = started_mmap(dev, mem, SZ, PCI_RW);
-	OK(doca_mmap_export_pci(m, dev, &desc, &len));
-	peer_import(desc, len, true, &r);
-	assert_string_equal(r.import, "DOCA_SUCCESS");
+	m = export_to_peer(&dev, mem, PCI_RW, &desc, &len, &r);
 	assert_string_equal(r.buf, "DOCA_SUCCESS");
-	to_hex(mem, 16, hex);
-	assert_string_equal(r.data, hex);
 	assert_string_equal(r.write, "DOCA_SUCCESS");
 	assert_int_equal(r.rc, 0);
 	assert_memory_equal(mem + 16, "written-by-peer!", 16);
@@ -459,18 +368,10 @@ static void cross_we_export_ro(void **s)
 	struct import_result r;
 	const void *desc;
 	size_t len;
-	char hex[64];
 
 	(void)s;
 	SKIP_WITHOUT_PEER();
-	dev = open_first();
-	fill(mem);
-	m = started_mmap(dev, mem, SZ, PCI_RO);
-	OK(doca_mmap_export_pci(m, dev, &desc, &len));
-	peer_import(desc, len, true, &r);
-	assert_string_equal(r.import, "DOCA_SUCCESS");
-	to_hex(mem, 16, hex);
-	assert_string_equal(r.data, hex);
+	m = export_to_peer(&dev, mem, PCI_RO, &desc, &len, &r);
 	assert_string_equal(r.write, "DOCA_ERROR_NOT_PERMITTED");
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(mem[16], (uint8_t)(16 ^ 0x5a));
@@ -489,15 +390,14 @@ static void import_from_peer(bool rw)
 	uint8_t desc[512], data[16];
 	union doca_data ud = {.u64 = 42}, got;
 	uint8_t flag;
-	char line[2 * 512 + 1], hex[64];
-	size_t n;
+	char line[64], hex[64];
+	size_t n = 0;
 	void *addr, *p;
 	size_t len;
-	struct peer pr;
+	struct exu_peer pr;
 
 	peer_start(&pr, "export", rw ? "rw" : "ro", NULL);
-	assert_true(peer_line(&pr, "DESC", line, sizeof(line)));
-	n = from_hex(line, desc, sizeof(desc));
+	assert_true(exu_peer_desc(&pr, desc, sizeof(desc), &n, 10000));
 	assert_int_equal(n, SD_REMOTE_DESC_SIZE);
 	memcpy(&d, desc, sizeof(d));
 
@@ -549,7 +449,7 @@ static void import_from_peer(bool rw)
 		OK(sd_remote_write(sd_mmap_remote(imp), d.addr + 16, "from-other-side!", 16));
 		assert_int_equal(write(pr.in, "dump\n", 5), 5);
 		assert_true(peer_line(&pr, "DATA", line, sizeof(line)));
-		to_hex("from-other-side!", 16, hex);
+		exu_to_hex("from-other-side!", 16, hex);
 		assert_string_equal(line, hex);
 	} else {
 		ERR(sd_remote_write(sd_mmap_remote(imp), d.addr + 16, "from-other-side!", 16),

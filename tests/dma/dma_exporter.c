@@ -31,27 +31,13 @@
 
 #include "dma_remote_util.h"
 
-static struct doca_dev *open_first(void)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	if (n == 0 || doca_dev_open(list[0], &dev) != DOCA_SUCCESS)
-		dev = NULL;
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 int main(int argc, char **argv)
 {
 	struct doca_mmap *mmap = NULL;
 	struct doca_dev *dev;
-	const void *desc;
-	size_t size, desc_len;
+	size_t size;
 	uint32_t seed = 1;
+	int rc;
 	uint8_t *mem;
 	char line[128];
 	bool rw, thp;
@@ -71,22 +57,12 @@ int main(int argc, char **argv)
 	if (thp)
 		(void)madvise(mem, size, MADV_HUGEPAGE);
 	drt_fill(mem, size, 0, seed);
-	dev = open_first();
+	dev = exu_open_first();
 	if (dev == NULL)
 		return 3;
-	if (doca_mmap_create(&mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(mmap, mem, size) != DOCA_SUCCESS ||
-	    doca_mmap_set_permissions(mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
-						    (rw ? DOCA_ACCESS_FLAG_PCI_READ_WRITE : DOCA_ACCESS_FLAG_PCI_READ_ONLY)) !=
-		    DOCA_SUCCESS ||
-	    doca_mmap_add_dev(mmap, dev) != DOCA_SUCCESS || doca_mmap_start(mmap) != DOCA_SUCCESS)
-		return 4;
-	if (doca_mmap_export_pci(mmap, dev, &desc, &desc_len) != DOCA_SUCCESS)
-		return 5;
-	printf("DESC ");
-	for (size_t i = 0; i < desc_len; i++)
-		printf("%02x", ((const uint8_t *)desc)[i]);
-	printf("\n");
-	fflush(stdout);
+	rc = exu_export(dev, mem, size, rw, &mmap);
+	if (rc != 0)
+		return 3 + rc;
 	while (fgets(line, sizeof(line), stdin) != NULL) {
 		unsigned long long off, len;
 

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/export_util.h"
+
 /* Byte at offset off of a buffer patterned with seed: varies within and
  * across pages, so a copy from the wrong offset shows. */
 static inline uint8_t drt_pattern_byte(uint64_t off, uint32_t seed)
@@ -45,16 +47,10 @@ static inline uint64_t drt_sum(const uint8_t *p, size_t len)
 	return h;
 }
 
+/* The descriptor's hex form is the export tests' (export_util.h). */
 static inline size_t drt_from_hex(const char *s, uint8_t *out, size_t max)
 {
-	size_t n = 0;
-	unsigned int v;
-
-	while (n < max && s[0] != '\0' && s[1] != '\0' && s[0] != '\n' && sscanf(s, "%2x", &v) == 1) {
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
+	return exu_from_hex(s, out, max);
 }
 
 #endif /* DMA_REMOTE_UTIL_H_ */

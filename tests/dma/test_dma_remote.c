@@ -39,109 +39,31 @@
 
 /* ---------------- the exporter (other flavor) ---------------- */
 
+#define PEER_PROG "tests/dma/dma_exporter"
+
 struct peer {
-	pid_t pid;
-	int out, in;
-	char buf[8192];
-	size_t len;
+	struct exu_peer io;
 	uint8_t desc[512];
 	size_t desc_len;
 };
 
-static const char *peer_dir(void)
-{
-	const char *b = getenv("SOFTDOCA_PEER_BUILD_DIR");
-	static char p[600];
-
-	if (b == NULL || *b == '\0')
-		return NULL;
-	snprintf(p, sizeof(p), "%s/tests/dma/dma_exporter", b);
-	return access(p, X_OK) == 0 ? b : NULL;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Next line from the peer starting with "tag "; its rest in rest. */
 static bool peer_line(struct peer *p, const char *tag, char *rest, size_t restsz)
 {
-	uint64_t end = now_ms() + 20000;
-	size_t tl = strlen(tag);
-
-	for (;;) {
-		char *nl;
-
-		while ((nl = memchr(p->buf, '\n', p->len)) != NULL) {
-			size_t l = (size_t)(nl - p->buf);
-			bool hit = l > tl && memcmp(p->buf, tag, tl) == 0 && p->buf[tl] == ' ';
-
-			if (hit) {
-				size_t rl = l - tl - 1 < restsz - 1 ? l - tl - 1 : restsz - 1;
-
-				memcpy(rest, p->buf + tl + 1, rl);
-				rest[rl] = '\0';
-			}
-			memmove(p->buf, nl + 1, p->len - l - 1);
-			p->len -= l + 1;
-			if (hit)
-				return true;
-		}
-		{
-			struct pollfd pfd = {p->out, POLLIN, 0};
-			int64_t left = (int64_t)(end - now_ms());
-			ssize_t k;
-
-			if (left <= 0 || poll(&pfd, 1, (int)left) <= 0)
-				return false;
-			k = read(p->out, p->buf + p->len, sizeof(p->buf) - 1 - p->len);
-			if (k <= 0)
-				return false;
-			p->len += (size_t)k;
-		}
-	}
+	return exu_peer_line(&p->io, tag, rest, restsz, 20000);
 }
 
 static void peer_start(struct peer *p, size_t size, const char *mode, uint32_t seed)
 {
-	const char *dir = peer_dir();
-	char hex[2 * sizeof(p->desc) + 8];
-	int out[2], in[2];
+	const char *path = exu_peer_path(PEER_PROG);
+	char sz[32], sd[32];
+	char *const argv[] = {(char *)path, sz, (char *)mode, sd, NULL};
 
-	assert_non_null(dir);
-	assert_int_equal(pipe(out), 0);
-	assert_int_equal(pipe(in), 0);
+	assert_non_null(path);
+	snprintf(sz, sizeof(sz), "%zu", size);
+	snprintf(sd, sizeof(sd), "%u", seed);
 	memset(p, 0, sizeof(*p));
-	p->pid = fork();
-	assert_true(p->pid >= 0);
-	if (p->pid == 0) {
-		char path[600], lib[600], sz[32], sd[32];
-
-		dup2(out[1], 1);
-		dup2(in[0], 0);
-		close(out[0]);
-		close(out[1]);
-		close(in[0]);
-		close(in[1]);
-		snprintf(path, sizeof(path), "%s/tests/dma/dma_exporter", dir);
-		/* meson points LD_LIBRARY_PATH at our flavor's libraries: the peer needs its own */
-		snprintf(lib, sizeof(lib), "%s/src", dir);
-		setenv("LD_LIBRARY_PATH", lib, 1);
-		snprintf(sz, sizeof(sz), "%zu", size);
-		snprintf(sd, sizeof(sd), "%u", seed);
-		execl(path, path, sz, mode, sd, (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(in[0]);
-	p->out = out[0];
-	p->in = in[1];
-	assert_true(peer_line(p, "DESC", hex, sizeof(hex)));
-	p->desc_len = drt_from_hex(hex, p->desc, sizeof(p->desc));
+	assert_int_equal(exu_peer_start(&p->io, path, argv), 0);
+	assert_true(exu_peer_desc(&p->io, p->desc, sizeof(p->desc), &p->desc_len, 20000));
 	assert_int_equal(p->desc_len, SD_REMOTE_DESC_SIZE);
 }
 
@@ -150,7 +72,7 @@ static uint64_t peer_sum(struct peer *p, uint64_t off, uint64_t len)
 	char cmd[64], rest[64];
 	int n = snprintf(cmd, sizeof(cmd), "sum %llu %llu\n", (unsigned long long)off, (unsigned long long)len);
 
-	assert_int_equal(write(p->in, cmd, (size_t)n), n);
+	assert_int_equal(write(p->io.in, cmd, (size_t)n), n);
 	assert_true(peer_line(p, "SUM", rest, sizeof(rest)));
 	return strtoull(rest, NULL, 16);
 }
@@ -161,10 +83,10 @@ static uint64_t peer_finish(struct peer *p)
 	char rest[64];
 	int status;
 
-	close(p->in);
+	close(p->io.in);
 	assert_true(peer_line(p, "SUM", rest, sizeof(rest)));
-	close(p->out);
-	assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
+	close(p->io.out);
+	assert_int_equal(waitpid(p->io.pid, &status, 0), p->io.pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	return strtoull(rest, NULL, 16);
@@ -174,10 +96,10 @@ static void peer_kill(struct peer *p)
 {
 	int status;
 
-	kill(p->pid, SIGKILL);
-	assert_int_equal(waitpid(p->pid, &status, 0), p->pid);
-	close(p->in);
-	close(p->out);
+	kill(p->io.pid, SIGKILL);
+	assert_int_equal(waitpid(p->io.pid, &status, 0), p->io.pid);
+	close(p->io.in);
+	close(p->io.out);
 }
 
 /* ---------------- DMA fixture ---------------- */
@@ -222,7 +144,7 @@ static int fx_setup(void **state)
 	union doca_data ud;
 	uint32_t n;
 
-	if (peer_dir() == NULL) {
+	if (exu_peer_path(PEER_PROG) == NULL) {
 		*state = NULL;
 		return 0;
 	}
@@ -250,12 +172,12 @@ static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
 	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
-	uint64_t end = now_ms() + 10000;
+	uint64_t end = exu_now_ms() + 10000;
 
 	if (f == NULL)
 		return 0;
 	(void)doca_ctx_stop(f->ctx);
-	while (doca_ctx_get_state(f->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE && now_ms() < end)
+	while (doca_ctx_get_state(f->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE && exu_now_ms() < end)
 		doca_pe_progress(f->pe);
 	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
 	OK(doca_dma_destroy(f->dma));
@@ -281,14 +203,14 @@ static doca_error_t dma_run(struct fx *f, struct doca_buf *src, struct doca_buf 
 	struct doca_dma_task_memcpy *t;
 	union doca_data ud = {0};
 	uint32_t before = f->ok + f->err;
-	uint64_t end = now_ms() + 20000;
+	uint64_t end = exu_now_ms() + 20000;
 
 	OK(doca_dma_task_memcpy_alloc_init(f->dma, src, dst, ud, &t));
 	OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
 	while (f->ok + f->err == before) {
 		if (doca_pe_progress(f->pe) == 0)
 			usleep(50);
-		assert_true(now_ms() < end);
+		assert_true(exu_now_ms() < end);
 	}
 	return f->last;
 }
@@ -663,7 +585,7 @@ static void revoked_export_fails(void **state)
 	local = xalloc(8192);
 	memset(local, 0x44, 8192);
 	lm = local_mmap(f, local, 8192);
-	assert_int_equal(write(p.in, "revoke\n", 7), 7);
+	assert_int_equal(write(p.io.in, "revoke\n", 7), 7);
 	assert_true(peer_line(&p, "REVOKED", rest, sizeof(rest)));
 	OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, 4096, &src));
 	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, 4096, &dst));
@@ -688,7 +610,7 @@ static void stop_with_remote_in_flight(void **state)
 	struct doca_mmap *rm, *lm;
 	uint8_t *raddr, *local, *want;
 	size_t rlen;
-	uint64_t end = now_ms() + 20000;
+	uint64_t end = exu_now_ms() + 20000;
 	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
 	union doca_data ud = {0};
 	doca_error_t err;
@@ -712,13 +634,13 @@ static void stop_with_remote_in_flight(void **state)
 	while (f->ok + f->err == 0) {
 		if (doca_pe_progress(f->pe) == 0)
 			usleep(50);
-		assert_true(now_ms() < end);
+		assert_true(exu_now_ms() < end);
 	}
 	err = doca_ctx_stop(f->ctx);
 	assert_true(err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS);
 	while (doca_ctx_get_state(f->ctx, &st) == DOCA_SUCCESS && st != DOCA_CTX_STATE_IDLE) {
 		doca_pe_progress(f->pe);
-		assert_true(now_ms() < end);
+		assert_true(exu_now_ms() < end);
 	}
 	assert_int_equal(f->ok + f->err, N);
 	assert_true(f->ok >= 1);
