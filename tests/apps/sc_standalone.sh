@@ -6,22 +6,15 @@
 # Exits 77 (skip) when the flavor is not installed at <prefix>.
 set -eu
 stage=$(realpath -m "$1") flavor=$2 root=$(realpath "$3") sanitize=${4:-none}
-pcdir="$stage/lib/pkgconfig"
-if [ ! -f "$pcdir/doca-comch.pc" ]; then
-	echo "no installed flavor at $stage: skipped (make build installs one)"
-	exit 77
-fi
+. "$(dirname "$0")/../common/standalone.sh"
+pcdir=$(standalone_pcdir "$stage")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The project reaches ../common and ../../samples: keep that layout.
 mkdir -p "$work/src/applications" "$work/src/samples"
 cp -r "$root/applications/secure_channel" "$root/applications/common" "$work/src/applications/"
 cp "$root/samples/common.c" "$root/samples/common.h" "$work/src/samples/"
-cd "$work/src/applications/secure_channel"
-env -i PATH="$PATH" HOME="$work" PKG_CONFIG_PATH="$pcdir" \
-	meson setup -Db_sanitize="$sanitize" -Db_lundef=false "$work/build" >"$work/setup.log" 2>&1 ||
-	{ cat "$work/setup.log"; exit 1; }
-ninja -C "$work/build" >"$work/ninja.log" 2>&1 || { cat "$work/ninja.log"; exit 1; }
+standalone_build "$pcdir" "$sanitize" "$work/src/applications/secure_channel" "$work/build"
 bin="$work/build/doca_secure_channel"
 export LD_LIBRARY_PATH="$stage/lib"
 "$bin" -v | grep -q "DOCA SDK" || { echo "-v printed no version" >&2; exit 1; }

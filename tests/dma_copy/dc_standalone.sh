@@ -7,17 +7,8 @@
 # Exits 77 (skip) when the flavor is not installed at <prefix>.
 set -eu
 stage=$(realpath -m "$1") flavor=$2 root=$(realpath "$3") sanitize=${4:-none}
-pcdir=""
-for d in "$stage/lib/pkgconfig" "$stage"/lib/*/pkgconfig; do
-	if [ -f "$d/doca-dma.pc" ] && [ -f "$d/doca-comch.pc" ]; then
-		pcdir=$d
-		break
-	fi
-done
-if [ -z "$pcdir" ]; then
-	echo "no installed flavor at $stage: skipped (make build installs one)"
-	exit 77
-fi
+. "$(dirname "$0")/../common/standalone.sh"
+pcdir=$(standalone_pcdir "$stage")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The projects reach ../common, ../dma_common.c and ../../samples: keep that layout.
@@ -27,14 +18,8 @@ cp "$root/samples/common.c" "$root/samples/common.h" "$work/src/samples/"
 cp -r "$root/samples/doca_dma/dma_copy_$flavor" "$root/samples/doca_dma/dma_common.c" \
 	"$root/samples/doca_dma/dma_common.h" "$work/src/samples/doca_dma/"
 
-build() { # <project dir> <build dir>
-	(cd "$1" && env -i PATH="$PATH" HOME="$work" PKG_CONFIG_PATH="$pcdir" \
-		meson setup -Db_sanitize="$sanitize" -Db_lundef=false "$2" >"$2.setup.log" 2>&1) ||
-		{ cat "$2.setup.log"; exit 1; }
-	ninja -C "$2" >"$2.ninja.log" 2>&1 || { cat "$2.ninja.log"; exit 1; }
-}
-build "$work/src/applications/dma_copy" "$work/app"
-build "$work/src/samples/doca_dma/dma_copy_$flavor" "$work/sample"
+standalone_build "$pcdir" "$sanitize" "$work/src/applications/dma_copy" "$work/app"
+standalone_build "$pcdir" "$sanitize" "$work/src/samples/doca_dma/dma_copy_$flavor" "$work/sample"
 export LD_LIBRARY_PATH="$(dirname "$pcdir")"
 export SOFTDOCA_FABRIC="$work/fabric"
 mkdir -m 700 "$SOFTDOCA_FABRIC"

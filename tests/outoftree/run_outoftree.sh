@@ -12,10 +12,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$src/." "$work/src"
-cd "$work/src"
-env -i PATH="$PATH" HOME="$work" PKG_CONFIG_PATH="$pcdir" meson setup -Db_sanitize="$sanitize" -Db_lundef=false "$work/build" >"$work/setup.log" 2>&1 \
-	|| { cat "$work/setup.log"; exit 1; }
-ninja -C "$work/build" >"$work/ninja.log" 2>&1 || { cat "$work/ninja.log"; exit 1; }
+. "$(dirname "$0")/../common/standalone.sh"
+standalone_build "$pcdir" "$sanitize" "$work/src" "$work/build"
 out=$("$work/build/outoftree_probe")
 echo "$out"
 echo "$out" | grep -q "^side=$flavor " || { echo "expected side=$flavor" >&2; exit 1; }
