@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "topology.c"
+#include "fuzz_memfd.h"
 
 static int mfd = -1;
 static char mpath[64];
@@ -63,10 +64,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	mfd = memfd_create("fuzz_topology", MFD_CLOEXEC);
-	if (mfd < 0)
-		abort();
-	snprintf(mpath, sizeof(mpath), "/proc/self/fd/%d", mfd);
+	mfd = sd_fuzz_memfd_open("fuzz_topology", mpath, sizeof(mpath));
 	return 0;
 }
 
@@ -87,17 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ps.side = (mode & 1) ? SD_SIDE_DPU : SD_SIDE_HOST;
 	ps.src = "fuzz.json";
 	if (mode & 2) {
-		size_t off = 0;
-
-		if (ftruncate(mfd, 0) != 0)
-			abort();
-		while (off < size) {
-			ssize_t n = pwrite(mfd, data + off, size - off, (off_t)off);
-
-			if (n <= 0)
-				abort();
-			off += (size_t)n;
-		}
+		sd_fuzz_memfd_fill(mfd, data, size);
 		ret = read_file(&ps, mpath, &text);
 		if (ret == DOCA_SUCCESS) {
 			if (text == NULL || strlen(text) != size)

@@ -84,33 +84,51 @@ static int count_lines(const char *text, const char *needle)
 	return n;
 }
 
+/* Forks a child whose fd `target` is a pipe; returns 0 in the child, its pid in the parent. */
+static pid_t child_fork(int fds[2], int target)
+{
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], target);
+		close(fds[0]);
+	}
+	return pid;
+}
+
+/* Reads what the child wrote (at most cap - 1 bytes) and checks it exited 0. */
+static void child_collect(int fds[2], pid_t pid, char *buf, size_t cap)
+{
+	ssize_t n, total = 0;
+	int status;
+
+	close(fds[1]);
+	while ((n = read(fds[0], buf + total, cap - 1 - (size_t)total)) > 0)
+		total += n;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 /* Must run first: no backend exists yet, so messages fall back to stderr. */
 static void test_fallback_stderr(void **state)
 {
 	int fds[2];
-	pid_t pid;
 	char buf[4096] = {0};
-	ssize_t n, total = 0;
-	int status;
+	pid_t pid = child_fork(fds, 2);
 
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
 	if (pid == 0) {
-		dup2(fds[1], 2);
-		close(fds[0]);
 		DOCA_LOG_INFO("fallback app %d", 1);
 		DOCA_LOG_DBG("filtered app");
 		SD_LOG_WARN("fallback sdk %d", 2);
 		SD_LOG_INFO("filtered sdk");
 		_exit(0);
 	}
-	close(fds[1]);
-	while ((n = read(fds[0], buf + total, sizeof(buf) - 1 - (size_t)total)) > 0)
-		total += n;
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	child_collect(fds, pid, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "[INF][test_log.c:"));
 	assert_non_null(strstr(buf, "fallback app 1"));
 	assert_non_null(strstr(buf, "[WRN][test_log.c:"));
@@ -121,18 +139,11 @@ static void test_fallback_stderr(void **state)
 /* The standard backend writes application messages to stdout. */
 static void test_standard_backend(void **state)
 {
-	int fds[2], status;
+	int fds[2];
 	char buf[2048] = {0};
-	ssize_t n, total = 0;
-	pid_t pid;
+	pid_t pid = child_fork(fds, 1);
 
-	assert_int_equal(pipe(fds), 0);
-	fflush(stdout);
-	pid = fork();
-	assert_true(pid >= 0);
 	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
 		if (doca_log_backend_create_standard() != DOCA_SUCCESS)
 			_exit(2);
 		DOCA_LOG_INFO("on stdout %s", "ok");
@@ -140,12 +151,7 @@ static void test_standard_backend(void **state)
 		SD_LOG_ERR("sdk not on stdout");
 		_exit(0);
 	}
-	close(fds[1]);
-	while ((n = read(fds[0], buf + total, sizeof(buf) - 1 - (size_t)total)) > 0)
-		total += n;
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	child_collect(fds, pid, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "[DOCA][INF][test_log.c:"));
 	assert_non_null(strstr(buf, "][test_standard_backend] on stdout ok\n"));
 	assert_null(strstr(buf, "not at INFO"));
