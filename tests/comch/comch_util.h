@@ -75,31 +75,37 @@ static inline enum doca_ctx_states cu_state(struct doca_ctx *ctx)
 	return s;
 }
 
+/* One turn of a bounded progress loop: false once the deadline end has
+ * passed, else progress (napping when there was nothing to do). */
+static inline bool cu_progress_step(struct doca_pe *pe, uint64_t end)
+{
+	if (cu_now_ms() > end)
+		return false;
+	if (!doca_pe_progress(pe))
+		cu_nap();
+	return true;
+}
+
 /* Progress until ctx reaches state or ms pass; true if reached. */
 static inline bool cu_progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx, enum doca_ctx_states want,
 					   uint64_t ms)
 {
 	uint64_t end = cu_now_ms() + ms;
 
-	while (cu_state(ctx) != want) {
-		if (cu_now_ms() > end)
+	while (cu_state(ctx) != want)
+		if (!cu_progress_step(pe, end))
 			return false;
-		if (!doca_pe_progress(pe))
-			cu_nap();
-	}
 	return true;
 }
 
+/* Progress until *flag reaches want or ms pass; true if reached. */
 static inline bool cu_progress_until_flag(struct doca_pe *pe, volatile int *flag, int want, uint64_t ms)
 {
 	uint64_t end = cu_now_ms() + ms;
 
-	while (*flag < want) {
-		if (cu_now_ms() > end)
+	while (*flag < want)
+		if (!cu_progress_step(pe, end))
 			return false;
-		if (!doca_pe_progress(pe))
-			cu_nap();
-	}
 	return true;
 }
 

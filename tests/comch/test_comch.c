@@ -173,6 +173,38 @@ static struct doca_ctx *client_start(const char *name, bool recv, struct doca_co
 	return ctx;
 }
 
+/* client_start, then wait until it runs and take its connection. */
+static struct doca_ctx *client_connect(const char *name, bool recv, struct doca_comch_client **c,
+				       struct doca_comch_connection **conn)
+{
+	struct doca_ctx *ctx = client_start(name, recv, c);
+
+	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
+	assert_int_equal(doca_comch_client_get_connection(*c, conn), DOCA_SUCCESS);
+	return ctx;
+}
+
+/* A client with no tasks or events, connected to the PE and started. */
+static struct doca_ctx *client_start_bare(const char *name, struct doca_comch_client **c)
+{
+	struct doca_ctx *ctx;
+
+	assert_int_equal(doca_comch_client_create(dev, name, c), DOCA_SUCCESS);
+	ctx = doca_comch_client_as_ctx(*c);
+	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	return ctx;
+}
+
+/* Queue one message on the client's connection. */
+static void client_send(struct doca_comch_client *c, struct doca_comch_connection *conn, const char *msg)
+{
+	struct doca_comch_task_send *t;
+
+	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, msg, strlen(msg), &t), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
+}
+
 /* The lesson's hang: client first. It waits, warns, then connects once the
  * server appears; messages flow; the server's clean stop reaches us. */
 static void test_client_first_then_server(void **state)
@@ -217,8 +249,7 @@ static void test_client_first_then_server(void **state)
 	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, big, 0, &t), DOCA_ERROR_INVALID_VALUE);
 
 	/* echo */
-	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "hello", 5, &t), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
+	client_send(c, conn, "hello");
 	assert_true(cu_progress_until_flag(pe, &msgs, 1, 5000));
 	assert_string_equal(last_msg, "hello");
 	assert_int_equal(sends_ok, 1);
@@ -229,8 +260,7 @@ static void test_client_first_then_server(void **state)
 	assert_int_equal(v, 1);
 
 	/* the server stops cleanly: our context fails to IDLE */
-	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "quit", 4, &t), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
+	client_send(c, conn, "quit");
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 3000));
 	assert_int_equal(peer_wait(&p, 5000), 0);
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
@@ -355,7 +385,6 @@ static void test_server_disconnects_client(void **state)
 {
 	struct doca_comch_client *c;
 	struct doca_comch_connection *conn;
-	struct doca_comch_task_send *t;
 	struct doca_ctx *ctx;
 	struct peer p;
 
@@ -364,20 +393,14 @@ static void test_server_disconnects_client(void **state)
 	reset_counters();
 	peer_start(&p, pe, "h4_disc", NULL);
 	assert_true(peer_expect(&p, "READY", 5000));
-	ctx = client_start("h4_disc", true, &c);
-	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
-	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "bye-me", 6, &t), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
+	ctx = client_connect("h4_disc", true, &c, &conn);
+	client_send(c, conn, "bye-me");
 	assert_true(peer_expect(&p, "DISCONNECT", 3000));
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 2000));
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 	/* a new client tells the server to quit */
-	ctx = client_start("h4_disc", false, &c);
-	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 5000));
-	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "quit", 4, &t), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
+	ctx = client_connect("h4_disc", false, &c, &conn);
+	client_send(c, conn, "quit");
 	assert_int_equal(peer_wait(&p, 5000), 0);
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 2000));
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
@@ -391,10 +414,7 @@ static void test_client_unsafe_fabric(void **state)
 	struct doca_ctx *ctx;
 
 	assert_int_equal(chmod(fabric, 0755), 0);
-	assert_int_equal(doca_comch_client_create(dev, "h4_unsafe", &c), DOCA_SUCCESS);
-	ctx = doca_comch_client_as_ctx(c);
-	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	ctx = client_start_bare("h4_unsafe", &c);
 	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 1000));
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 	assert_int_equal(chmod(fabric, 0700), 0);
@@ -407,10 +427,7 @@ static void test_client_stop_while_waiting(void **state)
 	struct doca_ctx *ctx;
 	doca_error_t err;
 
-	assert_int_equal(doca_comch_client_create(dev, "nobody", &c), DOCA_SUCCESS);
-	ctx = doca_comch_client_as_ctx(c);
-	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	ctx = client_start_bare("nobody", &c);
 	assert_false(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_RUNNING, 300));
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_ERROR_BAD_STATE);
 	err = doca_ctx_stop(ctx);
@@ -446,7 +463,6 @@ static void test_client_event_driven(void **state)
 {
 	struct doca_comch_client *c;
 	struct doca_comch_connection *conn;
-	struct doca_comch_task_send *t;
 	doca_notification_handle_t h;
 	struct doca_ctx *ctx;
 	struct peer p;
@@ -466,8 +482,7 @@ static void test_client_event_driven(void **state)
 	assert_int_equal(cu_state(ctx), DOCA_CTX_STATE_RUNNING);
 	assert_int_equal(timeouts, 0);
 	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_client_task_send_alloc_init(c, conn, "quit", 4, &t), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)), DOCA_SUCCESS);
+	client_send(c, conn, "quit");
 	timeouts += wait_state_notified(ctx, h, DOCA_CTX_STATE_IDLE, 5000);
 	assert_int_equal(cu_state(ctx), DOCA_CTX_STATE_IDLE);
 	assert_int_equal(timeouts, 0);
@@ -536,6 +551,17 @@ static struct doca_comch_server *make_server(struct doca_dev_rep *rep, const cha
 	return s;
 }
 
+/* Open the host representor and start a server under name on it, with
+ * the connection counters cleared. */
+static struct doca_comch_server *start_server(const char *name, struct doca_dev_rep **rep)
+{
+	connects = disconnects = 0;
+	assert_int_equal(cu_open_rep(dev, rep), DOCA_SUCCESS);
+	g_server = make_server(*rep, name);
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(g_server)), DOCA_SUCCESS);
+	return g_server;
+}
+
 static void stop_server(struct doca_comch_server *s)
 {
 	struct doca_ctx *ctx = doca_comch_server_as_ctx(s);
@@ -599,10 +625,7 @@ static void test_server_events(void **state)
 	if (!peer_available())
 		skip();
 	reset_counters();
-	connects = disconnects = 0;
-	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
-	g_server = s = make_server(rep, "h4_ev");
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
+	s = start_server("h4_ev", &rep);
 	peer_start(&p, pe, "h4_ev", "leave");
 	assert_true(peer_expect(&p, "RUNNING", 5000));
 	assert_true(peer_expect(&p, "GOT pong", 5000));
@@ -631,10 +654,7 @@ static void test_client_killed(void **state)
 	if (!peer_available())
 		skip();
 	reset_counters();
-	connects = disconnects = 0;
-	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
-	g_server = s = make_server(rep, "h4_kc");
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
+	s = start_server("h4_kc", &rep);
 	peer_start(&p, pe, "h4_kc", "stay");
 	assert_true(peer_expect(&p, "GOT pong", 5000));
 	assert_int_equal(connects, 1);
@@ -700,10 +720,7 @@ static void test_server_rejects_rogue_peers(void **state)
 	int32_t rej = 0;
 	int i;
 
-	connects = disconnects = 0;
-	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
-	g_server = s = make_server(rep, "h4_rogue");
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
+	s = start_server("h4_rogue", &rep);
 	/* another host function */
 	assert_int_equal(rogue_hello("0000:3b:00.1", "h4_rogue", &v, &rej), DOCA_SUCCESS);
 	assert_int_equal(v.type, SD_FRAME_REJECT);
@@ -798,10 +815,7 @@ static void test_max_clients(void **state)
 	assert_int_equal(doca_comch_cap_get_max_clients(doca_dev_as_devinfo(dev), &v), DOCA_SUCCESS);
 	assert_int_equal(v, 1);
 	reset_counters();
-	connects = disconnects = 0;
-	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
-	g_server = s = make_server(rep, "h4_max");
-	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_SUCCESS);
+	s = start_server("h4_max", &rep);
 	peer_start(&a, pe, "h4_max", "stay");
 	assert_true(peer_expect(&a, "GOT pong", 5000));
 	peer_start(&b, pe, "h4_max", "stay");

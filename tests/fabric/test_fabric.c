@@ -55,26 +55,28 @@ static size_t mkframe(void *buf, uint16_t type, uint32_t len, uint64_t seq)
 	return sizeof(h) + len;
 }
 
+/* Parse a frame just made by mkframe. */
+static doca_error_t parse_new(void *buf, uint16_t type, uint32_t len, uint64_t seq, struct sd_frame_view *v,
+			      const char **why)
+{
+	return sd_frame_parse(buf, mkframe(buf, type, len, seq), v, why);
+}
+
 static void test_frame_roundtrip(void **state)
 {
 	static uint8_t buf[SD_FRAME_BUF_SIZE];
 	struct sd_frame_view v;
 	const char *why;
-	size_t n;
 
-	n = mkframe(buf, SD_FRAME_MSG, 5, 7);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_SUCCESS);
+	assert_int_equal(parse_new(buf, SD_FRAME_MSG, 5, 7, &v, &why), DOCA_SUCCESS);
 	assert_int_equal(v.type, SD_FRAME_MSG);
 	assert_int_equal(v.length, 5);
 	assert_int_equal(v.seq, 7);
 	assert_ptr_equal(v.body, buf + sizeof(struct sd_frame_hdr));
-	n = mkframe(buf, SD_FRAME_BYE, 0, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_SUCCESS);
+	assert_int_equal(parse_new(buf, SD_FRAME_BYE, 0, 0, &v, &why), DOCA_SUCCESS);
 	assert_null(v.body);
-	n = mkframe(buf, SD_FRAME_HELLO, sizeof(struct sd_frame_hello), 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_SUCCESS);
-	n = mkframe(buf, SD_FRAME_FP_FIRST + 3, 100, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_SUCCESS);
+	assert_int_equal(parse_new(buf, SD_FRAME_HELLO, sizeof(struct sd_frame_hello), 0, &v, &why), DOCA_SUCCESS);
+	assert_int_equal(parse_new(buf, SD_FRAME_FP_FIRST + 3, 100, 0, &v, &why), DOCA_SUCCESS);
 	assert_string_equal(sd_frame_type_name(SD_FRAME_FP_FIRST + 3), "FASTPATH");
 }
 
@@ -110,22 +112,17 @@ static void test_frame_malformed(void **state)
 	((struct sd_frame_hdr *)buf)->magic ^= 1;
 	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
 	/* unknown types */
-	n = mkframe(buf, 0, 0, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, 0, 0, 0, &v, &why), DOCA_ERROR_INVALID_VALUE);
 	assert_string_equal(why, "unknown frame type");
-	n = mkframe(buf, 77, 0, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
-	n = mkframe(buf, SD_FRAME_FP_LAST + 1, 0, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, 77, 0, 0, &v, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, SD_FRAME_FP_LAST + 1, 0, 0, &v, &why), DOCA_ERROR_INVALID_VALUE);
 	/* body size wrong for the type */
-	n = mkframe(buf, SD_FRAME_HELLO, sizeof(struct sd_frame_hello) - 1, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
-	n = mkframe(buf, SD_FRAME_MSG, 0, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
-	n = mkframe(buf, SD_FRAME_BYE, 1, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
-	n = mkframe(buf, SD_FRAME_FP_FIRST, SD_FRAME_FP_MAX_BODY + 1, 0);
-	assert_int_equal(sd_frame_parse(buf, n, &v, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, SD_FRAME_HELLO, sizeof(struct sd_frame_hello) - 1, 0, &v, &why),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, SD_FRAME_MSG, 0, 0, &v, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, SD_FRAME_BYE, 1, 0, &v, &why), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse_new(buf, SD_FRAME_FP_FIRST, SD_FRAME_FP_MAX_BODY + 1, 0, &v, &why),
+			 DOCA_ERROR_INVALID_VALUE);
 	/* unknown flags */
 	n = mkframe(buf, SD_FRAME_MSG, 4, 0);
 	((struct sd_frame_hdr *)buf)->flags = 0x80;

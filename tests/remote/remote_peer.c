@@ -19,15 +19,6 @@ struct slot {
 
 static struct slot slots[RP_SLOTS];
 
-static int native_side(void)
-{
-#ifdef DOCA_ARCH_DPU
-	return SD_SIDE_DPU;
-#else
-	return SD_SIDE_HOST;
-#endif
-}
-
 static void slot_clear(struct slot *s)
 {
 	sd_remote_export_free(s->desc);
@@ -64,7 +55,7 @@ static void do_export(const struct rp_cmd *c, struct rp_reply *r)
 	s->len = (size_t)c->a;
 	rp_pattern(s->base, 0, s->len, c->seed);
 	err = sd_remote_export(s->base, s->len, c->access, c->card,
-			       (enum sd_side)(c->side < 0 ? native_side() : c->side), "0000:3b:00.0", &s->desc,
+			       (enum sd_side)(c->side < 0 ? (int32_t)rp_native_side() : c->side), "0000:3b:00.0", &s->desc,
 			       &desc_len);
 	r->status = err;
 	if (err != DOCA_SUCCESS || desc_len > sizeof(r->desc))
@@ -86,7 +77,7 @@ int main(int argc, char **argv)
 		if (n != (ssize_t)sizeof(c))
 			break;
 		memset(&r, 0, sizeof(r));
-		r.side = (uint32_t)native_side();
+		r.side = (uint32_t)rp_native_side();
 		if (c.slot >= RP_SLOTS) {
 			r.status = DOCA_ERROR_INVALID_VALUE;
 		} else {

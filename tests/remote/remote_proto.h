@@ -19,6 +19,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <doca_build_config.h>
+
+#include "sd_remote.h"
+
 enum rp_op {
 	RP_HELLO = 1,    /* reply.side = the peer build's side */
 	RP_EXPORT,       /* slot, a = size, b = offset into a fresh mapping, access, card, side (-1 native),
@@ -54,6 +58,16 @@ struct rp_reply {
 	uint32_t desc_len;
 	uint8_t desc[128];
 };
+
+/* The side this build's flavor plays. */
+static inline enum sd_side rp_native_side(void)
+{
+#ifdef DOCA_ARCH_DPU
+	return SD_SIDE_DPU;
+#else
+	return SD_SIDE_HOST;
+#endif
+}
 
 static inline uint64_t rp_mix(uint64_t x)
 {

@@ -34,18 +34,9 @@ static char peer_exe[PATH_MAX + 32];
 static bool cross_flavor;
 static bool g_fallback;
 
-static enum sd_side my_side(void)
-{
-#ifdef DOCA_ARCH_DPU
-	return SD_SIDE_DPU;
-#else
-	return SD_SIDE_HOST;
-#endif
-}
-
 static enum sd_side other_side(void)
 {
-	return my_side() == SD_SIDE_HOST ? SD_SIDE_DPU : SD_SIDE_HOST;
+	return rp_native_side() == SD_SIDE_HOST ? SD_SIDE_DPU : SD_SIDE_HOST;
 }
 
 struct fx {
@@ -60,7 +51,7 @@ static void up(struct fx *f)
 
 	assert_int_equal(rp_start(&f->peer, peer_exe), 0);
 	assert_int_equal(rp_call(&f->peer, &c, &r), 0);
-	f->export_side = (int)r.side != (int)my_side() ? -1 : (int)other_side();
+	f->export_side = (int)r.side != (int)rp_native_side() ? -1 : (int)other_side();
 }
 
 static void down(struct fx *f)
@@ -124,7 +115,7 @@ static struct sd_remote *import_ok(const struct rp_reply *r)
 {
 	struct sd_remote *rem = NULL;
 
-	assert_int_equal(sd_remote_import(r->desc, r->desc_len, CARD, my_side(), &rem), DOCA_SUCCESS);
+	assert_int_equal(sd_remote_import(r->desc, r->desc_len, CARD, rp_native_side(), &rem), DOCA_SUCCESS);
 	assert_non_null(rem);
 	if (g_fallback)
 		assert_string_equal(sd_remote_mechanism(rem), "proc_mem");
@@ -204,12 +195,12 @@ static void test_import_args(void **state)
 
 	assert_int_equal(sd_remote_export(buf, sizeof(buf), RW, 0, other_side(), "0000:3b:00.0", &d, &dl),
 			 DOCA_SUCCESS);
-	assert_int_equal(sd_remote_import(NULL, dl, 0, my_side(), &r), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(sd_remote_import(d, dl, 0, my_side(), NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_remote_import(NULL, dl, 0, rp_native_side(), &r), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_remote_import(d, dl, 0, rp_native_side(), NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(sd_remote_import(d, dl, 0, (enum sd_side)9, &r), DOCA_ERROR_INVALID_VALUE);
 	assert_null(r);
 	/* A process may import its own export (as the other side): a smoke test. */
-	assert_int_equal(sd_remote_import(d, dl, 0, my_side(), &r), DOCA_SUCCESS);
+	assert_int_equal(sd_remote_import(d, dl, 0, rp_native_side(), &r), DOCA_SUCCESS);
 	assert_int_equal(sd_remote_read(NULL, sd_remote_addr(r), local, 1), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(sd_remote_read(r, sd_remote_addr(r), NULL, 1), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(sd_remote_write(r, sd_remote_addr(r), NULL, 1), DOCA_ERROR_INVALID_VALUE);
@@ -382,12 +373,13 @@ static void test_truncated_and_flipped(void **state)
 	export(&f, 0, 65536, 0, RO, 9, &rep);
 	for (size_t n = 0; n < SD_REMOTE_DESC_SIZE; n++) {
 		r = NULL;
-		assert_int_equal(sd_remote_import(rep.desc, n, CARD, my_side(), &r), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(sd_remote_import(rep.desc, n, CARD, rp_native_side(), &r), DOCA_ERROR_INVALID_VALUE);
 		assert_null(r);
 	}
 	memset(d, 0, sizeof(d));
 	memcpy(d, rep.desc, SD_REMOTE_DESC_SIZE);
-	assert_int_equal(sd_remote_import(d, SD_REMOTE_DESC_SIZE + 1, CARD, my_side(), &r), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_remote_import(d, SD_REMOTE_DESC_SIZE + 1, CARD, rp_native_side(), &r),
+			 DOCA_ERROR_INVALID_VALUE);
 	for (size_t i = 0; i < SD_REMOTE_DESC_SIZE; i++) {
 		for (size_t m = 0; m < sizeof(masks); m++) {
 			doca_error_t err;
@@ -395,7 +387,7 @@ static void test_truncated_and_flipped(void **state)
 			memcpy(d, rep.desc, SD_REMOTE_DESC_SIZE);
 			d[i] ^= masks[m];
 			r = NULL;
-			err = sd_remote_import(d, SD_REMOTE_DESC_SIZE, CARD, my_side(), &r);
+			err = sd_remote_import(d, SD_REMOTE_DESC_SIZE, CARD, rp_native_side(), &r);
 			if (err == DOCA_SUCCESS)
 				print_error("byte %zu ^ 0x%02x imported\n", i, masks[m]);
 			assert_int_not_equal(err, DOCA_SUCCESS);
@@ -424,7 +416,7 @@ static doca_error_t import_forged(const struct rp_reply *rep, void (*edit)(struc
 	memcpy(&d, rep->desc, sizeof(d));
 	edit(&d, arg);
 	resign(&d);
-	err = sd_remote_import(&d, sizeof(d), CARD, my_side(), &r);
+	err = sd_remote_import(&d, sizeof(d), CARD, rp_native_side(), &r);
 	assert_null(r);
 	return err;
 }
@@ -494,16 +486,18 @@ static void test_card_and_side(void **state)
 
 	up(&f);
 	export(&f, 0, 4096, 0, RW, 1, &rep);
-	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD + 1, my_side(), &r), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD + 1, rp_native_side(), &r),
+			 DOCA_ERROR_NOT_PERMITTED);
 	assert_null(r);
 	/* Exported on card 1, imported on card 1: fine. */
 	export_as(&f, 1, 4096, 0, RW, 1, f.export_side, 1, &rep);
-	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, 1, my_side(), &r), DOCA_SUCCESS);
+	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, 1, rp_native_side(), &r), DOCA_SUCCESS);
 	sd_remote_release(r);
 	r = NULL;
 	/* Exported as this same side: refused. */
-	export_as(&f, 2, 4096, 0, RW, CARD, (int)my_side(), 1, &rep);
-	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD, my_side(), &r), DOCA_ERROR_NOT_PERMITTED);
+	export_as(&f, 2, 4096, 0, RW, CARD, (int)rp_native_side(), 1, &rep);
+	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r),
+			 DOCA_ERROR_NOT_PERMITTED);
 	assert_null(r);
 	down(&f);
 }
@@ -522,7 +516,7 @@ static void test_dead_exporter(void **state)
 	up(&f);
 	export(&f, 0, 4096, 0, RW, 1, &rep);
 	crash_and_reap(&f);
-	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD, my_side(), &r), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r), DOCA_ERROR_NOT_FOUND);
 	assert_null(r);
 
 	/* Exited after the import, not reaped yet (a zombie), then reaped. */
@@ -537,7 +531,7 @@ static void test_dead_exporter(void **state)
 	{
 		struct sd_remote *r2 = NULL;
 
-		assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD, my_side(), &r2), DOCA_ERROR_NOT_FOUND);
+		assert_int_equal(sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r2), DOCA_ERROR_NOT_FOUND);
 		assert_null(r2);
 	}
 	assert_int_equal(waitpid(f.peer.pid, NULL, 0), f.peer.pid);
@@ -566,7 +560,7 @@ static void test_revoked_and_unmapped(void **state)
 	assert_int_equal(sd_remote_write(r, rep.base, buf, sizeof(buf)), DOCA_ERROR_NOT_FOUND);
 	assert_true(all_bytes(buf, sizeof(buf), 0xaa));
 	assert_int_equal(peer_sum(&f, 0, 0, 65536), pattern_sum(0, 65536, 1));
-	err = sd_remote_import(rep.desc, rep.desc_len, CARD, my_side(), &r2);
+	err = sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r2);
 	assert_true(err == DOCA_ERROR_NOT_FOUND || err == DOCA_ERROR_INVALID_VALUE);
 	assert_null(r2);
 	sd_remote_release(r);
@@ -668,7 +662,7 @@ static void test_kernel_refuses_pvm(void **state)
 
 		if (buf == NULL || refuse_pvm() != 0)
 			_exit(10);
-		if (sd_remote_import(rep.desc, rep.desc_len, CARD, my_side(), &r) != DOCA_SUCCESS)
+		if (sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r) != DOCA_SUCCESS)
 			_exit(11);
 		if (strcmp(sd_remote_mechanism(r), "proc_mem") != 0)
 			code = 12;
