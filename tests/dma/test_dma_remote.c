@@ -248,6 +248,45 @@ static void *xalloc(size_t len)
 	return p;
 }
 
+/* An exporter, its memory imported, and a local mmap over fresh memory. */
+struct rig {
+	struct peer p;
+	struct doca_mmap *rm, *lm;
+	uint8_t *raddr, *local;
+	size_t rlen;
+};
+
+static void rig_open(struct fx *f, struct rig *r, size_t export_len, const char *mode, uint32_t seed,
+		     size_t local_len)
+{
+	peer_start(&r->p, export_len, mode, seed);
+	r->rm = import(f, &r->p, &r->raddr, &r->rlen);
+	r->local = xalloc(local_len);
+	r->lm = local_mmap(f, r->local, local_len);
+}
+
+/* Leaves the exporter running: each test ends it its own way. */
+static void rig_close(struct rig *r)
+{
+	OK(doca_mmap_destroy(r->rm));
+	OK(doca_mmap_destroy(r->lm));
+	free(r->local);
+}
+
+/* A source buffer over its data and an empty destination buffer. */
+static void bufs_get(struct fx *f, struct doca_mmap *sm, void *sa, size_t slen, struct doca_mmap *dm, void *da,
+		     size_t dlen, struct doca_buf **src, struct doca_buf **dst)
+{
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, sm, sa, slen, src));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, dm, da, dlen, dst));
+}
+
+static void bufs_put(struct doca_buf *src, struct doca_buf *dst)
+{
+	OK(doca_buf_dec_refcount(src, NULL));
+	OK(doca_buf_dec_refcount(dst, NULL));
+}
+
 static const size_t sizes[] = {0, 1, 4096, MIB, 16 * MIB};
 
 /* ---------------- tests ---------------- */
@@ -255,87 +294,71 @@ static const size_t sizes[] = {0, 1, 4096, MIB, 16 * MIB};
 static void read_sizes(void **state)
 {
 	struct fx *f = *state;
-	struct peer p;
-	struct doca_mmap *rm, *lm;
-	uint8_t *raddr, *local, *want;
-	size_t rlen;
+	struct rig r;
+	uint8_t *want;
 
 	NEED_PEER(f);
-	peer_start(&p, EXPORT_SIZE, "ro", 7);
-	rm = import(f, &p, &raddr, &rlen);
-	assert_int_equal(rlen, EXPORT_SIZE);
-	local = xalloc(16 * MIB);
+	rig_open(f, &r, EXPORT_SIZE, "ro", 7, 16 * MIB);
+	assert_int_equal(r.rlen, EXPORT_SIZE);
 	want = xalloc(16 * MIB);
-	lm = local_mmap(f, local, 16 * MIB);
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t sz = sizes[k];
 		size_t off = sz < 16 * MIB ? 4093 : 8192; /* unaligned where it fits */
 		struct doca_buf *src, *dst;
 		size_t dlen = 1;
 
-		memset(local, 0xee, 16 * MIB);
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + off, sz ? sz : 1, &src));
-		OK(doca_buf_set_data(src, raddr + off, sz));
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, sz ? sz : 1, &dst));
+		memset(r.local, 0xee, 16 * MIB);
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, r.rm, r.raddr + off, sz ? sz : 1, &src));
+		OK(doca_buf_set_data(src, r.raddr + off, sz));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, r.lm, r.local, sz ? sz : 1, &dst));
 		OK(dma_run(f, src, dst));
 		OK(doca_buf_get_data_len(dst, &dlen));
 		assert_int_equal(dlen, sz);
 		drt_fill(want, sz, off, 7);
-		assert_memory_equal(local, want, sz);
-		assert_int_equal(drt_sum(local, sz), peer_sum(&p, off, sz));
+		assert_memory_equal(r.local, want, sz);
+		assert_int_equal(drt_sum(r.local, sz), peer_sum(&r.p, off, sz));
 		if (sz < 16 * MIB)
-			assert_int_equal(local[sz], 0xee); /* nothing past the copy */
-		OK(doca_buf_dec_refcount(src, NULL));
-		OK(doca_buf_dec_refcount(dst, NULL));
+			assert_int_equal(r.local[sz], 0xee); /* nothing past the copy */
+		bufs_put(src, dst);
 	}
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
+	rig_close(&r);
 	/* the exporter's memory is unchanged */
 	drt_fill(want, 16 * MIB, 0, 7);
-	assert_int_equal(peer_sum(&p, 0, 16 * MIB), drt_sum(want, 16 * MIB));
-	(void)peer_finish(&p);
-	free(local);
+	assert_int_equal(peer_sum(&r.p, 0, 16 * MIB), drt_sum(want, 16 * MIB));
+	(void)peer_finish(&r.p);
 	free(want);
 }
 
 static void write_sizes(void **state)
 {
 	struct fx *f = *state;
-	struct peer p;
-	struct doca_mmap *rm, *lm;
-	uint8_t *raddr, *local, *mirror;
-	size_t rlen;
+	struct rig r;
+	uint8_t *mirror;
 
 	NEED_PEER(f);
-	peer_start(&p, EXPORT_SIZE, "rw", 9);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(16 * MIB);
+	rig_open(f, &r, EXPORT_SIZE, "rw", 9, 16 * MIB);
 	mirror = xalloc(EXPORT_SIZE);
 	drt_fill(mirror, EXPORT_SIZE, 0, 9);
-	lm = local_mmap(f, local, 16 * MIB);
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		size_t sz = sizes[k];
 		size_t off = sz < 16 * MIB ? 12289 : 4096;
 		struct doca_buf *src, *dst;
 		size_t dlen = 1;
 
-		drt_fill(local, sz, 0, 100 + (uint32_t)k);
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, sz ? sz : 1, &src));
-		OK(doca_buf_set_data(src, local, sz));
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + off, sz ? sz : 1, &dst));
+		drt_fill(r.local, sz, 0, 100 + (uint32_t)k);
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, r.lm, r.local, sz ? sz : 1, &src));
+		OK(doca_buf_set_data(src, r.local, sz));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, r.rm, r.raddr + off, sz ? sz : 1, &dst));
 		OK(dma_run(f, src, dst));
 		OK(doca_buf_get_data_len(dst, &dlen));
 		assert_int_equal(dlen, sz);
-		memcpy(mirror + off, local, sz);
+		memcpy(mirror + off, r.local, sz);
 		/* the exporter checks what landed in its memory */
-		assert_int_equal(peer_sum(&p, off, sz), drt_sum(local, sz));
-		OK(doca_buf_dec_refcount(src, NULL));
-		OK(doca_buf_dec_refcount(dst, NULL));
+		assert_int_equal(peer_sum(&r.p, off, sz), drt_sum(r.local, sz));
+		bufs_put(src, dst);
 	}
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
-	assert_int_equal(peer_finish(&p), drt_sum(mirror, EXPORT_SIZE)); /* and nothing else changed */
-	free(local);
+	rig_close(&r);
+	assert_int_equal(peer_finish(&r.p), drt_sum(mirror, EXPORT_SIZE)); /* and nothing else changed */
 	free(mirror);
 }
 
@@ -345,23 +368,19 @@ static void chains(void **state)
 	struct fx *f = *state;
 	const size_t seg[3] = {300000, 5, 700001};
 	const size_t total = 300000 + 5 + 700001;
-	struct peer p;
-	struct doca_mmap *rm, *lm;
+	struct rig r;
 	struct doca_buf *src = NULL, *dst = NULL, *b;
-	uint8_t *raddr, *local, *want;
-	size_t rlen, off = 0, woff = 0, dlen;
+	uint8_t *want;
+	size_t off = 0, woff = 0, dlen;
 
 	NEED_PEER(f);
-	peer_start(&p, 4 * MIB, "rw", 11);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(4 * MIB);
+	rig_open(f, &r, 4 * MIB, "rw", 11, 4 * MIB);
 	want = xalloc(4 * MIB);
-	lm = local_mmap(f, local, 4 * MIB);
-	memset(local, 0, 4 * MIB);
+	memset(r.local, 0, 4 * MIB);
 
 	/* remote chain (3 segments, gaps between them) -> one local buffer */
 	for (int i = 0; i < 3; i++) {
-		OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr + off, seg[i], &b));
+		OK(doca_buf_inventory_buf_get_by_data(f->inv, r.rm, r.raddr + off, seg[i], &b));
 		if (src == NULL)
 			src = b;
 		else
@@ -370,21 +389,20 @@ static void chains(void **state)
 		woff += seg[i];
 		off += seg[i] + 1000;
 	}
-	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, total, &dst));
+	OK(doca_buf_inventory_buf_get_by_addr(f->inv, r.lm, r.local, total, &dst));
 	OK(dma_run(f, src, dst));
 	OK(doca_buf_get_data_len(dst, &dlen));
 	assert_int_equal(dlen, total);
-	assert_memory_equal(local, want, total);
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
+	assert_memory_equal(r.local, want, total);
+	bufs_put(src, dst);
 
 	/* one local buffer -> remote chain of 3 (filled in order) */
-	drt_fill(local, total, 0, 12);
-	OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, total, &src));
+	drt_fill(r.local, total, 0, 12);
+	OK(doca_buf_inventory_buf_get_by_data(f->inv, r.lm, r.local, total, &src));
 	dst = NULL;
 	off = 2 * MIB;
 	for (int i = 0; i < 3; i++) {
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + off, seg[i], &b));
+		OK(doca_buf_inventory_buf_get_by_addr(f->inv, r.rm, r.raddr + off, seg[i], &b));
 		if (dst == NULL)
 			dst = b;
 		else
@@ -392,87 +410,68 @@ static void chains(void **state)
 		off += seg[i] + 1000;
 	}
 	OK(dma_run(f, src, dst));
-	assert_int_equal(peer_sum(&p, 2 * MIB, seg[0]), drt_sum(local, seg[0]));
-	assert_int_equal(peer_sum(&p, 2 * MIB + seg[0] + 1000, seg[1]), drt_sum(local + seg[0], seg[1]));
-	assert_int_equal(peer_sum(&p, 2 * MIB + seg[0] + seg[1] + 2000, seg[2]),
-			 drt_sum(local + seg[0] + seg[1], seg[2]));
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
-	(void)peer_finish(&p);
-	free(local);
+	assert_int_equal(peer_sum(&r.p, 2 * MIB, seg[0]), drt_sum(r.local, seg[0]));
+	assert_int_equal(peer_sum(&r.p, 2 * MIB + seg[0] + 1000, seg[1]), drt_sum(r.local + seg[0], seg[1]));
+	assert_int_equal(peer_sum(&r.p, 2 * MIB + seg[0] + seg[1] + 2000, seg[2]),
+			 drt_sum(r.local + seg[0] + seg[1], seg[2]));
+	bufs_put(src, dst);
+	rig_close(&r);
+	(void)peer_finish(&r.p);
 	free(want);
 }
 
 static void write_read_only_fails(void **state)
 {
 	struct fx *f = *state;
-	struct peer p;
-	struct doca_mmap *rm, *lm;
+	struct rig r;
 	struct doca_buf *src, *dst;
-	uint8_t *raddr, *local, *want;
-	size_t rlen;
+	uint8_t *want;
 
 	NEED_PEER(f);
-	peer_start(&p, 64 * 1024, "ro", 3);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(64 * 1024);
+	rig_open(f, &r, 64 * 1024, "ro", 3, 64 * 1024);
 	want = xalloc(64 * 1024);
-	memset(local, 0x11, 64 * 1024);
-	lm = local_mmap(f, local, 64 * 1024);
-	OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, 4096, &src));
-	OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr, 4096, &dst));
+	memset(r.local, 0x11, 64 * 1024);
+	bufs_get(f, r.lm, r.local, 4096, r.rm, r.raddr, 4096, &src, &dst);
 	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
+	bufs_put(src, dst);
+	rig_close(&r);
 	drt_fill(want, 64 * 1024, 0, 3);
-	assert_int_equal(peer_finish(&p), drt_sum(want, 64 * 1024)); /* untouched */
-	free(local);
+	assert_int_equal(peer_finish(&r.p), drt_sum(want, 64 * 1024)); /* untouched */
 	free(want);
 }
 
 static void out_of_range_fails(void **state)
 {
 	struct fx *f = *state;
-	struct peer p;
-	struct doca_mmap *rm, *lm;
+	struct rig r;
 	struct doca_buf *src, *dst, *b;
-	uint8_t *raddr, *local, *want;
-	size_t rlen;
+	uint8_t *want;
+	size_t dlen;
 
 	NEED_PEER(f);
-	peer_start(&p, 64 * 1024, "rw", 5);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(128 * 1024);
+	rig_open(f, &r, 64 * 1024, "rw", 5, 128 * 1024);
 	want = xalloc(64 * 1024);
-	memset(local, 0x22, 128 * 1024);
-	lm = local_mmap(f, local, 128 * 1024);
+	memset(r.local, 0x22, 128 * 1024);
 	/* the public API refuses a buffer outside the remote range */
-	assert_int_not_equal(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr + 60 * 1024, 8192, &b),
+	assert_int_not_equal(doca_buf_inventory_buf_get_by_addr(f->inv, r.rm, r.raddr + 60 * 1024, 8192, &b),
 			     DOCA_SUCCESS);
-	assert_int_not_equal(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr - 4096, 4096, &b), DOCA_SUCCESS);
+	assert_int_not_equal(doca_buf_inventory_buf_get_by_addr(f->inv, r.rm, r.raddr - 4096, 4096, &b), DOCA_SUCCESS);
 
 	/* white-box: a buffer pushed past the export fails the task, both ways */
-	OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, 4096, &src));
-	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, 128 * 1024, &dst));
+	bufs_get(f, r.rm, r.raddr, 4096, r.lm, r.local, 128 * 1024, &src, &dst);
 	src->addr += 62 * 1024;
 	src->data += 62 * 1024;
 	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
 	src->addr -= 62 * 1024;
 	src->data -= 62 * 1024;
-	OK(doca_buf_get_data_len(dst, &rlen));
-	assert_int_equal(rlen, 0);
+	OK(doca_buf_get_data_len(dst, &dlen));
+	assert_int_equal(dlen, 0);
 	for (size_t i = 0; i < 128 * 1024; i++)
-		if (local[i] != 0x22)
+		if (r.local[i] != 0x22)
 			fail_msg("local byte %zu written", i);
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
+	bufs_put(src, dst);
 
-	OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, 8192, &src));
-	OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr, 4096, &dst));
+	bufs_get(f, r.lm, r.local, 8192, r.rm, r.raddr, 4096, &src, &dst);
 	dst->addr += 60 * 1024 + 1;
 	dst->data += 60 * 1024 + 1;
 	dst->len = 8192;
@@ -480,13 +479,10 @@ static void out_of_range_fails(void **state)
 	dst->addr -= 60 * 1024 + 1;
 	dst->data -= 60 * 1024 + 1;
 	dst->len = 4096;
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
+	bufs_put(src, dst);
+	rig_close(&r);
 	drt_fill(want, 64 * 1024, 0, 5);
-	assert_int_equal(peer_finish(&p), drt_sum(want, 64 * 1024));
-	free(local);
+	assert_int_equal(peer_finish(&r.p), drt_sum(want, 64 * 1024));
 	free(want);
 }
 
@@ -505,11 +501,9 @@ static void both_remote_fails(void **state)
 	rp = import(f, &p, &ap, &lp);
 	rq = import(f, &q, &aq, &lq);
 	want = xalloc(8192);
-	OK(doca_buf_inventory_buf_get_by_data(f->inv, rp, ap, 4096, &src));
-	OK(doca_buf_inventory_buf_get_by_addr(f->inv, rq, aq, 4096, &dst));
+	bufs_get(f, rp, ap, 4096, rq, aq, 4096, &src, &dst);
 	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_INVALID_VALUE);
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
+	bufs_put(src, dst);
 	OK(doca_mmap_destroy(rp));
 	OK(doca_mmap_destroy(rq));
 	drt_fill(want, 8192, 0, 2);
@@ -525,78 +519,56 @@ static void dead_exporter_fails(void **state)
 {
 	struct fx *f = *state;
 	const size_t szs[2] = {4096, 4 * MIB};
-	struct peer p;
-	struct doca_mmap *rm, *lm;
-	uint8_t *raddr, *local;
-	size_t rlen;
+	struct rig r;
 
 	NEED_PEER(f);
-	peer_start(&p, 4 * MIB, "rw", 4);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(4 * MIB);
-	lm = local_mmap(f, local, 4 * MIB);
-	peer_kill(&p);
+	rig_open(f, &r, 4 * MIB, "rw", 4, 4 * MIB);
+	peer_kill(&r.p);
 	for (int i = 0; i < 2; i++) {
 		struct doca_buf *src, *dst;
 		size_t dlen = 1;
 		doca_error_t st;
 
-		memset(local, 0x33, 4 * MIB);
-		OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, szs[i], &src));
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, szs[i], &dst));
+		memset(r.local, 0x33, 4 * MIB);
+		bufs_get(f, r.rm, r.raddr, szs[i], r.lm, r.local, szs[i], &src, &dst);
 		st = dma_run(f, src, dst);
 		assert_int_not_equal(st, DOCA_SUCCESS);
 		assert_int_equal(st, DOCA_ERROR_CONNECTION_RESET);
 		OK(doca_buf_get_data_len(dst, &dlen));
 		assert_int_equal(dlen, 0);
 		for (size_t k = 0; k < szs[i]; k++)
-			if (local[k] != 0x33)
+			if (r.local[k] != 0x33)
 				fail_msg("local byte %zu written by a failed read", k);
-		OK(doca_buf_dec_refcount(src, NULL));
-		OK(doca_buf_dec_refcount(dst, NULL));
+		bufs_put(src, dst);
 
-		OK(doca_buf_inventory_buf_get_by_data(f->inv, lm, local, szs[i], &src));
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, rm, raddr, szs[i], &dst));
+		bufs_get(f, r.lm, r.local, szs[i], r.rm, r.raddr, szs[i], &src, &dst);
 		assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_CONNECTION_RESET);
 		OK(doca_buf_get_data_len(dst, &dlen));
 		assert_int_equal(dlen, 0);
-		OK(doca_buf_dec_refcount(src, NULL));
-		OK(doca_buf_dec_refcount(dst, NULL));
+		bufs_put(src, dst);
 	}
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
-	free(local);
+	rig_close(&r);
 }
 
 /* The exporter destroys its mmap: the export is revoked, DMA fails. */
 static void revoked_export_fails(void **state)
 {
 	struct fx *f = *state;
-	struct peer p;
-	struct doca_mmap *rm, *lm;
+	struct rig r;
 	struct doca_buf *src, *dst;
-	uint8_t *raddr, *local;
-	size_t rlen;
 	char rest[16];
 
 	NEED_PEER(f);
-	peer_start(&p, 8192, "rw", 6);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(8192);
-	memset(local, 0x44, 8192);
-	lm = local_mmap(f, local, 8192);
-	assert_int_equal(write(p.io.in, "revoke\n", 7), 7);
-	assert_true(peer_line(&p, "REVOKED", rest, sizeof(rest)));
-	OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr, 4096, &src));
-	OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local, 4096, &dst));
+	rig_open(f, &r, 8192, "rw", 6, 8192);
+	memset(r.local, 0x44, 8192);
+	assert_int_equal(write(r.p.io.in, "revoke\n", 7), 7);
+	assert_true(peer_line(&r.p, "REVOKED", rest, sizeof(rest)));
+	bufs_get(f, r.rm, r.raddr, 4096, r.lm, r.local, 4096, &src, &dst);
 	assert_int_equal(dma_run(f, src, dst), DOCA_ERROR_NOT_FOUND);
-	assert_int_equal(local[0], 0x44);
-	OK(doca_buf_dec_refcount(src, NULL));
-	OK(doca_buf_dec_refcount(dst, NULL));
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
-	(void)peer_finish(&p);
-	free(local);
+	assert_int_equal(r.local[0], 0x44);
+	bufs_put(src, dst);
+	rig_close(&r);
+	(void)peer_finish(&r.p);
 }
 
 /* Stop with large remote copies queued on the engine thread: each task
@@ -606,27 +578,21 @@ static void stop_with_remote_in_flight(void **state)
 	struct fx *f = *state;
 	enum { N = 8, SZ = 2 * MIB };
 	struct doca_buf *src[N], *dst[N];
-	struct peer p;
-	struct doca_mmap *rm, *lm;
-	uint8_t *raddr, *local, *want;
-	size_t rlen;
+	struct rig r;
+	uint8_t *want;
 	uint64_t end = exu_now_ms() + 20000;
 	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
 	union doca_data ud = {0};
 	doca_error_t err;
 
 	NEED_PEER(f);
-	peer_start(&p, N * SZ, "ro", 13);
-	rm = import(f, &p, &raddr, &rlen);
-	local = xalloc(N * SZ);
+	rig_open(f, &r, N * SZ, "ro", 13, N * SZ);
 	want = xalloc(SZ);
-	memset(local, 0, N * SZ);
-	lm = local_mmap(f, local, N * SZ);
+	memset(r.local, 0, N * SZ);
 	for (int i = 0; i < N; i++) {
 		struct doca_dma_task_memcpy *t;
 
-		OK(doca_buf_inventory_buf_get_by_data(f->inv, rm, raddr + (size_t)i * SZ, SZ, &src[i]));
-		OK(doca_buf_inventory_buf_get_by_addr(f->inv, lm, local + (size_t)i * SZ, SZ, &dst[i]));
+		bufs_get(f, r.rm, r.raddr + (size_t)i * SZ, SZ, r.lm, r.local + (size_t)i * SZ, SZ, &src[i], &dst[i]);
 		OK(doca_dma_task_memcpy_alloc_init(f->dma, src[i], dst[i], ud, &t));
 		OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
 	}
@@ -653,15 +619,12 @@ static void stop_with_remote_in_flight(void **state)
 		assert_true(dlen == 0 || dlen == SZ);
 		if (dlen == SZ) {
 			drt_fill(want, SZ, (size_t)i * SZ, 13);
-			assert_memory_equal(local + (size_t)i * SZ, want, SZ);
+			assert_memory_equal(r.local + (size_t)i * SZ, want, SZ);
 		}
-		OK(doca_buf_dec_refcount(src[i], NULL));
-		OK(doca_buf_dec_refcount(dst[i], NULL));
+		bufs_put(src[i], dst[i]);
 	}
-	OK(doca_mmap_destroy(rm));
-	OK(doca_mmap_destroy(lm));
-	(void)peer_finish(&p);
-	free(local);
+	rig_close(&r);
+	(void)peer_finish(&r.p);
 	free(want);
 }
 
