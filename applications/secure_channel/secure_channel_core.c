@@ -869,18 +869,22 @@ static doca_error_t send_metadata(struct cc_ctx *ctx, enum sc_msg_type type, uin
 }
 
 /* One step of the control path; false once the connection is gone (said why, with when). */
+static void report_lost(doca_error_t result, const char *when)
+{
+	if (result == DOCA_ERROR_SHUTDOWN)
+		DOCA_LOG_ERR("Interrupted %s", when);
+	else
+		DOCA_LOG_ERR("Connection to the peer was lost %s", when);
+}
+
 static bool progress_control(struct cc_ctx *ctx, const char *when)
 {
 	doca_error_t result = comch_utils_progress_connection(ctx->comch_connection);
 
 	if (result == DOCA_SUCCESS)
 		return true;
-	if (when != NULL) {
-		if (result == DOCA_ERROR_SHUTDOWN)
-			DOCA_LOG_ERR("Interrupted %s", when);
-		else
-			DOCA_LOG_ERR("Connection to the peer was lost %s", when);
-	}
+	if (when != NULL)
+		report_lost(result, when);
 	return false;
 }
 
@@ -908,11 +912,23 @@ doca_error_t sc_start(struct comch_cfg *comch_cfg, struct sc_config *cfg, struct
 		DOCA_LOG_ERR("Failed to send start message: %s", doca_error_get_descr(result));
 		return result;
 	}
-	while (!atomic_load(&ctx->start_received)) {
-		if (!progress_control(ctx, "before the metadata exchange"))
+	for (;;) {
+		result = comch_utils_progress_connection(ctx->comch_connection);
+		/* The peer's START_MSG and its hang-up can arrive in one progress
+		 * call: with the metadata in hand, go on, so each side's own checks
+		 * (e.g. the consumer's size cap) still report what went wrong. */
+		if (atomic_load(&ctx->start_received)) {
+			connected = result == DOCA_SUCCESS;
+			break;
+		}
+		if (result != DOCA_SUCCESS) {
+			report_lost(result, "before the metadata exchange");
 			return DOCA_ERROR_NOT_CONNECTED;
+		}
 		sc_sleep();
 	}
+	if (!connected)
+		atomic_store(&ctx->stop_all, true);
 	ctx->recv_msg_nb = atomic_load(&ctx->expected_msgs);
 	ctx->recv_msg_size = atomic_load(&ctx->expected_msg_size);
 
