@@ -9,7 +9,7 @@ FLAVORS := host dpu
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps build asan tsan test demo bench soak clean help
+.PHONY: all deps build asan tsan test demo bench soak conformance clean help
 
 all: build
 
@@ -19,6 +19,9 @@ help:
 	@echo "            threaded suites under ThreadSanitizer)"
 	@echo "make bench  run the benchmarks (figures, not tests)"
 	@echo "make soak   millions of checked Comch messages and DMA tasks (SOAK_SECONDS, default 180)"
+	@echo "make conformance  build and run NVIDIA's doca-samples unchanged against both flavors"
+	@echo "            (DOCA_SAMPLES_DIR=<checkout>; DOCA_DOCS_DIR=<API reference> also checks"
+	@echo "            every function, enum, type and macro of the reference)"
 	@echo "make clean  remove build/"
 
 deps:
@@ -67,6 +70,15 @@ bench: build
 
 soak: build
 	@./tests/soak/run_soak.sh $(BUILD)
+
+# NVIDIA's programs, unmodified, against our flavors; and, given DOCA's API
+# reference (Doxygen HTML or a git mirror of it), the surface check.
+conformance: build
+	@if [ -n "$(DOCA_DOCS_DIR)" ]; then \
+		python3 tools/conformance/surface.py --docs "$(DOCA_DOCS_DIR)" \
+			--include $(BUILD)/dpu/stage/include --missing || true; \
+	fi
+	@./tools/conformance/run_samples.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

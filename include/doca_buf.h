@@ -12,7 +12,9 @@
  * to a task -> (completion) -> doca_buf_dec_refcount.
  *
  * Threading: a doca_buf is not thread-safe; while a submitted task names a
- * buffer the context owns it and the program must not touch it.
+ * buffer the context owns it and the program must not touch it. Releasing
+ * buffers of a thread-safe mmap (doca_mmap_enable_thread_safety) from
+ * several threads at once is safe, one thread per buffer.
  */
 #ifndef DOCA_BUF_H_
 #define DOCA_BUF_H_
@@ -43,7 +45,7 @@ DOCA_STABLE doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **da
 
 /* The data segment must lie inside the buffer: DOCA_ERROR_INVALID_VALUE otherwise. */
 DOCA_STABLE doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len);
-DOCA_EXPERIMENTAL doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len);
+DOCA_STABLE doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len);
 DOCA_STABLE doca_error_t doca_buf_reset_data_len(struct doca_buf *buf);
 
 /* Lists. */
@@ -56,8 +58,8 @@ DOCA_STABLE doca_error_t doca_buf_is_in_list(const struct doca_buf *buf, uint8_t
 /* Append list2 (a head with refcount 1) to list1 (a head): DOCA_ERROR_NOT_PERMITTED otherwise. */
 DOCA_STABLE doca_error_t doca_buf_chain_list(struct doca_buf *list1, struct doca_buf *list2);
 /* Same, with list1's last element given (O(1) for long lists). */
-DOCA_STABLE doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1_head, struct doca_buf *list1_tail,
-						  struct doca_buf *list2);
+DOCA_EXPERIMENTAL doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1_head,
+							struct doca_buf *list1_tail, struct doca_buf *list2);
 /* Cut list1 (a head) before list2, an element of list1 other than its head (DOCA_ERROR_INVALID_VALUE
  * otherwise); list2 becomes a head with refcount 1. */
 DOCA_STABLE doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list2);

@@ -1,10 +1,11 @@
 /*
  * doca_buf_inventory.h - pools of doca_buf descriptors.
  *
- * Model: an inventory holds a fixed number of doca_buf descriptors (set at
- * create). Getting a buffer points a free descriptor at memory of a started
- * doca_mmap; doca_buf_dec_refcount to 0 gives it back. An empty inventory
- * answers DOCA_ERROR_NO_MEMORY (release finished buffers, do not spin).
+ * Model: an inventory holds a number of doca_buf descriptors (set at create,
+ * raised by doca_buf_inventory_expand while started). Getting a buffer points
+ * a free descriptor at memory of a started doca_mmap; doca_buf_dec_refcount
+ * to 0 gives it back. An empty inventory answers DOCA_ERROR_NO_MEMORY
+ * (release finished buffers or expand, do not spin).
  *
  * Call order: doca_buf_inventory_create -> doca_buf_inventory_start ->
  *   (user data: only while started) -> doca_buf_inventory_buf_get_by_*() ...
@@ -13,6 +14,9 @@
  *   buffers are out).
  *
  * Threading: not thread-safe; use one inventory per thread or serialize.
+ * Exception: buffers on a thread-safe mmap (doca_mmap_enable_thread_safety)
+ * may be taken from and released to one inventory by several threads at
+ * once, and expand and the counters may be called meanwhile.
  */
 #ifndef DOCA_BUF_INVENTORY_H_
 #define DOCA_BUF_INVENTORY_H_
@@ -36,6 +40,11 @@ DOCA_STABLE doca_error_t doca_buf_inventory_create(size_t num_elements, struct d
 DOCA_STABLE doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory);
 DOCA_STABLE doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory);
 DOCA_STABLE doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory);
+
+/* Add num_elements (> 0) descriptors; the inventory must be started
+ * (DOCA_ERROR_BAD_STATE otherwise). Buffers already out stay valid. */
+DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory,
+							 uint32_t num_elements);
 
 DOCA_STABLE doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *inventory,
 							  union doca_data user_data);

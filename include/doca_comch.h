@@ -85,44 +85,44 @@ struct doca_task;
  * no producer/consumer holds it, at the latest until its destroy). */
 struct doca_comch_connection;
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data);
 /* The user data (zero if never set or connection is NULL). */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 union doca_data doca_comch_connection_get_user_data(const struct doca_comch_connection *connection);
 
 struct doca_comch_server;
 struct doca_comch_client;
 
 /* The owning server, or NULL when the connection belongs to a client. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_comch_server *doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection);
 /* The owning client, or NULL when the connection belongs to a server. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection);
 
 /* ---- capabilities ------------------------------------------------------ */
 
 /* Longest server name, counting the terminating NUL. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len);
 /* Largest control message. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size);
 /* Deepest receive queue. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size);
 /* Most clients one server accepts at the same time. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients);
 /* Largest number of send tasks of one server or client. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks);
 /* DOCA_SUCCESS if the device can run a server (Arm side), NOT_SUPPORTED if not. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo);
 /* DOCA_SUCCESS if the device can run a client (host side), NOT_SUPPORTED if not. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo);
 
 /* ---- server ------------------------------------------------------------ */
@@ -130,38 +130,39 @@ doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devin
 /* name: NUL-terminated, at most doca_comch_cap_get_max_name_len bytes with
  * the NUL. INVALID_VALUE on NULL/empty/too long a name or a representor of
  * another card; NOT_SUPPORTED if dev cannot run a server. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const char *name,
 				      struct doca_comch_server **comch_server);
 /* Frees the server and every connection it still keeps. INVALID_VALUE: NULL;
  * BAD_STATE unless the context is IDLE; IN_USE while a producer/consumer
  * holds one of its connections (nothing is freed; destroy those first). */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server);
 
 /* Setters: IDLE only (BAD_STATE otherwise); size must be 1..the capability. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev);
-DOCA_EXPERIMENTAL
-doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server,
-					       struct doca_dev_rep **repr);
+/* The representor the server was created on. */
+DOCA_STABLE
+doca_error_t doca_comch_server_get_device_rep(const struct doca_comch_server *comch_server, struct doca_dev_rep **rep);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server);
 
 /* Close one connection and tell the peer; the disconnect event follows from
- * progress, and the (dead) connection stays valid until the server stops. INVALID_VALUE: NULL, or a connection of another server;
- * BAD_STATE: the server is not RUNNING; NOT_CONNECTED: the connection is
- * already dead; IN_USE: a producer/consumer still holds it (nothing done). */
-DOCA_EXPERIMENTAL
+ * progress, and the (dead) connection stays valid until the server stops.
+ * INVALID_VALUE: NULL, or a connection of another server; BAD_STATE: the
+ * server is not RUNNING; NOT_CONNECTED: the connection is already dead;
+ * IN_USE: a producer/consumer still holds it (nothing done). */
+DOCA_STABLE
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
 					  struct doca_comch_connection *connection);
 
@@ -169,35 +170,35 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 
 /* name: the server to reach. INVALID_VALUE on a NULL argument or an
  * empty/too long name; NOT_SUPPORTED if dev cannot run a client. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client);
 /* Frees the client and its connection(s): pointers from get_connection are
  * invalid afterwards. INVALID_VALUE: NULL; BAD_STATE unless the context is
  * IDLE; IN_USE while a producer/consumer holds its connection (nothing is
  * freed; destroy those first). */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client);
 
 /* Setters and getters as the server's. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client, uint32_t size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client, struct doca_dev **dev);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client);
 
 /* The client's connection. INVALID_VALUE: NULL argument; BAD_STATE unless
  * the context is RUNNING (before the server accepted it, and again once the
  * connection is lost: the context then stops on its own). A pointer obtained
  * earlier stays valid, dead, until doca_comch_client_destroy. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
 					      struct doca_comch_connection **connection);
 
@@ -210,12 +211,12 @@ struct doca_comch_task_send;
 typedef void (*doca_comch_task_send_completion_cb_t)(struct doca_comch_task_send *task, union doca_data task_user_data,
 						     union doca_data ctx_user_data);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
 						  doca_comch_task_send_completion_cb_t task_completion_cb,
 						  doca_comch_task_send_completion_cb_t task_error_cb,
 						  uint32_t num_send_tasks);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
 						  doca_comch_task_send_completion_cb_t task_completion_cb,
 						  doca_comch_task_send_completion_cb_t task_error_cb,
@@ -226,16 +227,16 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
  * BAD_STATE: not RUNNING; NO_MEMORY: every task of the pool is in use.
  * A task sent on a connection that died completes through the error callback
  * with DOCA_ERROR_CONNECTION_RESET (or NOT_CONNECTED if it was dead already). */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
 						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
 						    struct doca_comch_task_send **task);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
 						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
 						    struct doca_comch_task_send **task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task);
 
 /* ---- receive event ---------------------------------------------------- */
@@ -246,10 +247,10 @@ struct doca_comch_event_msg_recv;
 typedef void (*doca_comch_event_msg_recv_cb_t)(struct doca_comch_event_msg_recv *event, uint8_t *recv_buffer,
 					       uint32_t msg_len, struct doca_comch_connection *comch_connection);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb);
 
@@ -262,7 +263,7 @@ typedef void (*doca_comch_event_connection_status_changed_cb_t)(
 	struct doca_comch_event_connection_status_changed *event, struct doca_comch_connection *comch_connection,
 	uint8_t change_successful);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_event_connection_status_changed_register(
 	struct doca_comch_server *comch_server, doca_comch_event_connection_status_changed_cb_t connect_event_cb,
 	doca_comch_event_connection_status_changed_cb_t disconnect_event_cb);
@@ -278,9 +279,9 @@ enum doca_comch_counter {
 
 /* Snapshot the counters read by doca_comch_connection_get_counter.
  * CONNECTION_ABORTED if the connection failed. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_connection_update_info(struct doca_comch_connection *comch_connection);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_connection_get_counter(const struct doca_comch_connection *comch_connection,
 					       enum doca_comch_counter counter_type, uint64_t *counter_value);
 
@@ -292,11 +293,11 @@ struct doca_comch_event_consumer;
 typedef void (*doca_comch_event_consumer_cb_t)(struct doca_comch_event_consumer *event,
 					       struct doca_comch_connection *comch_connection, uint32_t id);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb);
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb);

@@ -70,44 +70,52 @@ typedef uint64_t doca_dpa_dev_comch_producer_t;
 
 /* INVALID_VALUE: NULL argument; BAD_STATE: the connection is not alive;
  * NO_MEMORY; FULL: max producers per connection reached. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
 					struct doca_comch_producer **producer);
 
 /* BAD_STATE unless the context is IDLE. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo);
 
 /* Per-connection unique, non-zero; what consumers see as producer id. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer);
 
-/* No DPA is emulated: these check their arguments, then answer
- * DOCA_ERROR_NOT_SUPPORTED. */
+/* ---- producer on the DPA -------------------------------------------------
+ * These configure a producer whose data path runs on the DPA (after
+ * doca_ctx_set_datapath_on_dpa). softdoca emulates no DPA: each checks its
+ * arguments (INVALID_VALUE; BAD_STATE for configuring a started producer),
+ * then answers DOCA_ERROR_NOT_SUPPORTED. */
+
+/* Most sends the DPA producer may have outstanding (DOCA rounds it up to a
+ * power of two). dev_num_send must not be 0. */
 DOCA_EXPERIMENTAL
-doca_error_t doca_comch_producer_set_dev_num_send(struct doca_comch_producer *producer, uint32_t dev_num_send);
+doca_error_t doca_comch_producer_set_dev_max_num_send(struct doca_comch_producer *producer, uint32_t dev_num_send);
+/* Deliver this producer's completions to a DPA completion context. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_dpa_completion_attach(struct doca_comch_producer *producer,
 						       struct doca_dpa_completion *dpa_comp);
+/* The producer's handle for DPA kernels (valid once started on the DPA). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_get_dpa_handle(struct doca_comch_producer *producer,
 						doca_dpa_dev_comch_producer_t *dpa_producer);
@@ -120,49 +128,50 @@ typedef void (*doca_comch_producer_task_send_completion_cb_t)(struct doca_comch_
 							      union doca_data ctx_user_data);
 
 /* IDLE only. num_send_tasks: 1..doca_comch_producer_cap_get_max_num_tasks. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 						    doca_comch_producer_task_send_completion_cb_t task_completion_cb,
 						    doca_comch_producer_task_send_completion_cb_t task_error_cb,
 						    uint32_t num_send_tasks);
 
-/* imm_data may be NULL when imm_data_len is 0; it is copied into the task.
- * INVALID_VALUE: bad argument or imm_data_len above
+/* imm_data may be NULL when imm_data_len is 0; it is copied into the task
+ * (the pointer is not const in DOCA's signature, but softdoca never writes
+ * through it). INVALID_VALUE: bad argument or imm_data_len above
  * doca_comch_consumer_cap_get_max_imm_data_len; NO_MEMORY: pool empty;
  * BAD_STATE: not RUNNING. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
-						      const struct doca_buf *buf, const uint8_t *imm_data,
+						      const struct doca_buf *buf, uint8_t *imm_data,
 						      uint32_t imm_data_len, uint32_t consumer_id,
 						      struct doca_comch_producer_task_send **task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 const struct doca_buf *doca_comch_producer_task_send_get_buf(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task, const struct doca_buf *buf);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 uint32_t doca_comch_producer_task_send_get_consumer_id(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
 						   const uint32_t consumer_id);
 
 /* NULL when the task carries no immediate data. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 uint8_t *doca_comch_producer_task_send_get_imm_data(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 uint32_t doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_producer_task_send *task);
 
-/* Copies the data into the task; a length above the maximum is ignored
- * (logged). */
-DOCA_EXPERIMENTAL
-void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, const uint8_t *imm_data,
+/* Copies the data into the task (imm_data is only read); a length above the
+ * maximum is ignored (logged). */
+DOCA_STABLE
+void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, uint8_t *imm_data,
 						uint32_t imm_data_len);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task);
 
 #ifdef __cplusplus

@@ -127,7 +127,12 @@ DOCA_EXPERIMENTAL doca_error_t doca_ctx_cap_get_num_completion_vectors(const str
  * Range profiling: record up to max_nranges submit->complete ranges of
  * tasks submitted with DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED,
  * printed to stderr when the context reaches IDLE. IDLE only. 0 disables.
+ *
+ * softdoca extension: DOCA 3.3 has neither this call nor the submit flag (a
+ * later DOCA release brings them). Portable programs test the feature macro
+ * SOFTDOCA_EXT_RANGE_PROFILING before using either.
  */
+#define SOFTDOCA_EXT_RANGE_PROFILING 1
 DOCA_EXPERIMENTAL doca_error_t doca_ctx_profiler_set_max_nranges(struct doca_ctx *ctx, uint32_t max_nranges);
 
 #ifdef __cplusplus

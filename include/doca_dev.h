@@ -19,6 +19,11 @@
  * Lists are snapshots owned by the caller until destroyed; opened devices
  * stay valid after their list is destroyed.
  *
+ * Identity of a function: besides its PCI address, a function has a VHCA id
+ * (unique among the functions of one card; a representor reports the id of
+ * the host function it stands for) and, for a sub-function (SF), an SF
+ * index: the number of its auxiliary device (mlx5_core.sf.<index>).
+ *
  * Threading: list creation and queries are thread-safe; a doca_dev and a
  * doca_dev_rep may be shared between threads, but open/close of one object
  * must not race with its use.
@@ -84,6 +89,16 @@ DOCA_STABLE doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev);
 DOCA_STABLE struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev);
 DOCA_STABLE struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep);
 
+/*
+ * Ask the device to keep what it needs for a fast restart when it is closed
+ * (meant to be called before tearing down, or periodically so that even a
+ * crash leaves the device ready). DOCA_ERROR_NOT_SUPPORTED unless
+ * doca_devinfo_cap_is_accelerate_resource_reclaim_supported says 1; the
+ * emulated device releases everything at once when closed, so where the
+ * topology enables the capability there is nothing more to do.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev);
+
 /* Queries of a device. Output buffers must hold at least the matching *_SIZE. */
 DOCA_STABLE doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, char *pci_addr_str);
 /* pci_addr_str: "BB:DD.F" or "DDDD:BB:DD.F", case-insensitive. */
@@ -104,10 +119,24 @@ DOCA_STABLE doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinf
 							enum doca_pci_func_type *pci_func_type);
 /* Ethernet ports: DOCA_ERROR_NOT_SUPPORTED. */
 DOCA_STABLE doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid);
-/* Port rate in Gb/s. */
-DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, double *active_rate);
+/* Port rate in bits per second (topology "active_rate"; default 200 Gb/s). */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo,
+							    uint64_t *active_rate);
+/* VHCA id of the function (see the top of this file). */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_vhca_id(const struct doca_devinfo *devinfo, uint16_t *vhca_id);
+/* SF index of a sub-function; a PF or VF has none: DOCA_ERROR_NOT_SUPPORTED
+ * (check doca_devinfo_get_pci_func_type first, as DOCA's samples do). */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index);
 DOCA_STABLE doca_error_t doca_devinfo_cap_is_hotplug_manager_supported(const struct doca_devinfo *devinfo,
 								       uint8_t *is_hotplug_manager);
+/* Capabilities from the topology (default 0 for both: the emulated device
+ * needs no reclaim acceleration and has no Ethernet queues to moderate). */
+DOCA_EXPERIMENTAL doca_error_t
+doca_devinfo_cap_is_accelerate_resource_reclaim_supported(const struct doca_devinfo *devinfo,
+							  uint8_t *is_accelerate_resource_reclaim);
+DOCA_EXPERIMENTAL doca_error_t
+doca_devinfo_cap_is_notification_moderation_supported(const struct doca_devinfo *devinfo,
+						      uint8_t *is_notification_moderation_supported);
 
 /* Which representor filters doca_devinfo_rep_create_list supports on this device
  * (DOCA_ERROR_NOT_SUPPORTED on the host, whose functions expose no representors). */
@@ -129,6 +158,13 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devin
 							 uint8_t *is_hotplug);
 DOCA_STABLE doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
 						   uint32_t size);
+/* Netdev name of the representor on the Arm side (pf0hpf, pf0vf1...);
+ * size at least DOCA_DEVINFO_IFACE_NAME_SIZE. */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep,
+							       char *iface_name, uint32_t size);
+/* VHCA id of the function the representor stands for. */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep,
+							    uint16_t *vhca_id);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #define DOCA_ERROR_H_
 
 #include <doca_compat.h>
+#include <doca_common_defines.h>
 
 #ifdef __cplusplus
 extern "C" {

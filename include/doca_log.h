@@ -8,16 +8,34 @@
  *   a destination (FILE *, file descriptor, buffer+callback, syslog) with a
  *   lower limit (the most verbose level it prints, default INFO) and an
  *   upper limit (the least verbose, default CRIT): a message of level L is
- *   written when upper <= L <= lower.
+ *   written when upper <= L <= lower (levels are numbers, 20 = CRIT ...
+ *   70 = TRACE; DOCA calls CRIT the "highest" level).
  *   Application messages (DOCA_LOG_*) go only to application backends
  *   (doca_log_backend_create_standard / _with_file / _with_fd / ...). Messages
  *   of the SDK libraries go only to SDK backends (..._sdk), each filtered by
  *   its SDK level (default WARNING, doca_log_backend_set_sdk_level, or all at
  *   once with doca_log_level_set_global_sdk_limit).
  *
+ * Strict limits
+ *   doca_log_backend_set_level_lower_limit_strict() pins a backend's lower
+ *   limit: later changes, global or on that backend, may make it less
+ *   verbose but never more verbose than it was when pinned. The _upper_
+ *   variant likewise keeps more severe levels from being let in again.
+ *   A direct change that a strict limit forbids is BAD_STATE; a global one
+ *   leaves that backend as it is.
+ *
  * Line layout (one line per message, written with a single write):
  *   [HH:MM:SS:usec][tid][DOCA][LVL][file.c:line][function] message
  *   LVL is CRT, ERR, WRN, INF, DBG or TRC; file is the basename.
+ *
+ * Macros
+ *   DOCA_LOG_REGISTER(NAME) once per file at file scope, with or without a
+ *   trailing ';'. DOCA_LOG(level, ...) takes a doca_log_level value;
+ *   DOCA_LOG_CRIT/ERR/WARN/INFO/DBG are expressions (calls to doca_log(),
+ *   which is what a program built with these macros links against), so
+ *   they fit wherever a function call does. DOCA_LOG_TRC logs only when
+ *   DOCA_LOGGING_ALLOW_TRACE is defined before this header is included;
+ *   otherwise it is an empty statement and its arguments are not evaluated.
  *
  * Call order
  *   Create backends first thing in main(), then log. Backends live until the
@@ -32,19 +50,13 @@
  *   - While no SDK backend was created, SDK messages that pass the global
  *     SDK limit (default WARNING) go to stderr.
  *
- * Rate limiting
- *   DOCA_LOG_RATE_LIMIT_<LVL>() gives each call site a bucket: at most
- *   SOFTDOCA_LOG_RATE_BURST (10) messages per SOFTDOCA_LOG_RATE_PERIOD_MS
- *   (1000 ms) window; further messages of that window are dropped.
- *
  * Environment (optional)
  *   SOFTDOCA_LOG_LEVEL=<10..70>      initial global application lower limit
  *   SOFTDOCA_SDK_LOG_LEVEL=<10..70>  initial global SDK limit
  *
  * Threading
  *   Every function is thread-safe; whole lines are written atomically per
- *   backend. DOCA_LOG_TRC compiles to nothing unless DOCA_LOGGING_ALLOW_TRACE
- *   is defined before including this header (as in DOCA).
+ *   backend.
  */
 #ifndef DOCA_LOG_H_
 #define DOCA_LOG_H_
@@ -60,8 +72,9 @@
 extern "C" {
 #endif
 
+/* Message levels; a smaller number is more severe. */
 enum doca_log_level {
-	DOCA_LOG_LEVEL_DISABLE = 10,
+	DOCA_LOG_LEVEL_DISABLE = 10, /* as a limit: nothing is written */
 	DOCA_LOG_LEVEL_CRIT = 20,
 	DOCA_LOG_LEVEL_ERROR = 30,
 	DOCA_LOG_LEVEL_WARNING = 40,
@@ -70,130 +83,129 @@ enum doca_log_level {
 	DOCA_LOG_LEVEL_TRACE = 70,
 };
 
-#define SOFTDOCA_LOG_RATE_BURST 10
-#define SOFTDOCA_LOG_RATE_PERIOD_MS 1000
-
 struct doca_log_backend;
 
-/* Called by buffer backends once per message; buffer holds the formatted line. */
-typedef void (*log_flush_callback)(char *buffer);
+/* Called by buffer backends once per message; buf holds the formatted line. */
+typedef void (*log_flush_callback)(char *buf);
+
+/* ---- per backend limits (application messages) ---- */
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend, uint32_t upper_limit);
+/* Pin the current limit (see "Strict limits" above). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *backend);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *backend);
 
 /* ---- global limits ---- */
 
-/* Set the lower limit of every application backend (non-strict) and the default of new ones. */
-DOCA_STABLE doca_error_t doca_log_level_set_global_lower_limit(uint32_t log_level);
-/* Set the upper limit of every application backend (non-strict) and the default of new ones. */
-DOCA_STABLE doca_error_t doca_log_level_set_global_upper_limit(uint32_t log_level);
-DOCA_STABLE uint32_t doca_log_level_get_global_lower_limit(void);
-DOCA_STABLE uint32_t doca_log_level_get_global_upper_limit(void);
-/* Set the level of every SDK backend and the default of new ones. */
-DOCA_STABLE doca_error_t doca_log_level_set_global_sdk_limit(uint32_t log_level);
-DOCA_STABLE uint32_t doca_log_level_get_global_sdk_limit(void);
-
-/* ---- per backend ---- */
-
-DOCA_STABLE doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *logger, uint32_t log_level);
-DOCA_STABLE doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *logger, uint32_t log_level);
-/* As above, and later global changes no longer touch this backend's limit. */
-DOCA_STABLE doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *logger,
-								      uint32_t log_level);
-DOCA_STABLE doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *logger,
-								      uint32_t log_level);
-/* SDK backends only (INVALID_VALUE for an application backend). */
-DOCA_STABLE doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *logger, uint32_t log_level);
-DOCA_STABLE doca_error_t doca_log_backend_get_sdk_level(struct doca_log_backend *logger, uint32_t *log_level);
-
-/* ---- application backends ---- */
-
-/* Standard backend: application messages to stdout. */
-DOCA_STABLE doca_error_t doca_log_backend_create_standard(void);
-DOCA_STABLE doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend);
-DOCA_STABLE doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend);
-/* Each message is formatted into buf (truncated to capacity - 1 chars), then handler(buf) is called. */
-DOCA_STABLE doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity, log_flush_callback handler,
-							  struct doca_log_backend **backend);
-/* syslog(3) with the given ident. */
-DOCA_STABLE doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend);
-
-/* ---- SDK backends ---- */
-
-DOCA_STABLE doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend);
-DOCA_STABLE doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend **backend);
-DOCA_STABLE doca_error_t doca_log_backend_create_with_buf_sdk(char *buf, size_t capacity, log_flush_callback handler,
-							      struct doca_log_backend **backend);
-DOCA_STABLE doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name,
-								 struct doca_log_backend **backend);
+/* Every application backend (except where strict) and the default of new ones. Default INFO. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_level_set_global_lower_limit(uint32_t level);
+/* Likewise for the upper limit. Default CRIT. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_level_set_global_upper_limit(uint32_t upper_limit);
+DOCA_EXPERIMENTAL
+uint32_t doca_log_level_get_global_lower_limit(void);
+DOCA_EXPERIMENTAL
+uint32_t doca_log_level_get_global_upper_limit(void);
 
 /* ---- sources ---- */
 
-/* Register a named source; *source receives its id. */
-DOCA_STABLE doca_error_t doca_log_register_source(const char *source_name, int *source);
-DOCA_STABLE doca_error_t doca_log_unregister_source(int source);
+/* Register a named source (e.g. "DMA::SAMPLE"); *source receives its id. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_register_source(const char *source_name, int *source);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_unregister_source(int source);
 
-/* Used by the macros only (exported because macros expand in program code). */
-DOCA_STABLE void priv_doca_log_developer(uint32_t level, int source, const char *fname, int line, const char *func,
-					 const char *format, ...) __attribute__((format(printf, 6, 7)));
-DOCA_STABLE doca_error_t priv_doca_log_rate_bucket_register(int source, int *bucket);
-DOCA_STABLE void priv_doca_log_rate_limit(uint32_t level, int source, const char *fname, int line, const char *func,
-					  int bucket, const char *format, ...) __attribute__((format(printf, 7, 8)));
+/* ---- application backends ---- */
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend);
+/* Each message is formatted into buf (cut to capacity - 1 chars), then handler(buf) is called. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_buf(char *buf,
+					      size_t capacity,
+					      log_flush_callback handler,
+					      struct doca_log_backend **backend);
+/* syslog(3) with the given ident. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend);
+
+/* ---- SDK backends ---- */
+
+/* SDK backends only (INVALID_VALUE for an application backend). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_buf_sdk(char *buf,
+						  size_t capacity,
+						  log_flush_callback handler,
+						  struct doca_log_backend **backend);
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name, struct doca_log_backend **backend);
+/* Every SDK backend and the default of new ones. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level);
+DOCA_EXPERIMENTAL
+uint32_t doca_log_level_get_global_sdk_limit(void);
+
+/* Standard backend: application messages to stdout. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_standard(void);
+
+/*
+ * One application message. The macros below call it; programs normally do
+ * not. INVALID_VALUE for a NULL format or a level outside CRIT..TRACE.
+ */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func, const char *format, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* ---- macros ---- */
 
-/*
- * Once per file, at file scope: DOCA_LOG_REGISTER(DMA_LOCAL_COPY); names
- * such as DMA::SAMPLE are accepted too (the name is only stringified).
- */
-#define DOCA_LOG_REGISTER(SOURCE) \
-	static int log_source = -1; \
-	static void __attribute__((constructor)) priv_doca_log_source_ctor_(void) \
-	{ \
-		(void)doca_log_register_source(#SOURCE, &log_source); \
-	} \
-	static void __attribute__((destructor)) priv_doca_log_source_dtor_(void) \
-	{ \
-		(void)doca_log_unregister_source(log_source); \
-	} \
-	extern int priv_doca_log_register_end_ /* takes the caller's ';' */
+#define DOCA_LOG(level, format, ...) doca_log(level, log_source, __FILE__, __LINE__, __func__, format, ##__VA_ARGS__)
 
-#define DOCA_LOG(level, format, ...) \
-	priv_doca_log_developer(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, format, \
-				##__VA_ARGS__)
+#define DOCA_LOG_CRIT(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_CRIT, format, ##__VA_ARGS__)
+#define DOCA_LOG_ERR(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_ERROR, format, ##__VA_ARGS__)
+#define DOCA_LOG_WARN(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_WARNING, format, ##__VA_ARGS__)
+#define DOCA_LOG_INFO(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_INFO, format, ##__VA_ARGS__)
+#define DOCA_LOG_DBG(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_DEBUG, format, ##__VA_ARGS__)
 
-#define DOCA_LOG_CRIT(format, ...) DOCA_LOG(CRIT, format, ##__VA_ARGS__)
-#define DOCA_LOG_ERR(format, ...) DOCA_LOG(ERROR, format, ##__VA_ARGS__)
-#define DOCA_LOG_WARN(format, ...) DOCA_LOG(WARNING, format, ##__VA_ARGS__)
-#define DOCA_LOG_INFO(format, ...) DOCA_LOG(INFO, format, ##__VA_ARGS__)
-#define DOCA_LOG_DBG(format, ...) DOCA_LOG(DEBUG, format, ##__VA_ARGS__)
 #ifdef DOCA_LOGGING_ALLOW_TRACE
-#define DOCA_LOG_TRC(format, ...) DOCA_LOG(TRACE, format, ##__VA_ARGS__)
+#define DOCA_LOG_TRC(format, ...) DOCA_LOG(DOCA_LOG_LEVEL_TRACE, format, ##__VA_ARGS__)
 #else
-/* never emitted, but arguments stay type-checked and "used" */
 #define DOCA_LOG_TRC(format, ...) \
 	do { \
-		if (0) \
-			DOCA_LOG(TRACE, format, ##__VA_ARGS__); \
 	} while (0)
 #endif
 
-#define DOCA_LOG_RATE_LIMIT(level, format, ...) \
-	do { \
-		static int log_bucket_ = -1; \
-		if (log_bucket_ == -1) \
-			(void)priv_doca_log_rate_bucket_register(log_source, &log_bucket_); \
-		priv_doca_log_rate_limit(DOCA_LOG_LEVEL_##level, log_source, __FILE__, __LINE__, __func__, \
-					 log_bucket_, format, ##__VA_ARGS__); \
-	} while (0)
-
-#define DOCA_LOG_RATE_LIMIT_CRIT(format, ...) DOCA_LOG_RATE_LIMIT(CRIT, format, ##__VA_ARGS__)
-#define DOCA_LOG_RATE_LIMIT_ERR(format, ...) DOCA_LOG_RATE_LIMIT(ERROR, format, ##__VA_ARGS__)
-#define DOCA_LOG_RATE_LIMIT_WARN(format, ...) DOCA_LOG_RATE_LIMIT(WARNING, format, ##__VA_ARGS__)
-#define DOCA_LOG_RATE_LIMIT_INFO(format, ...) DOCA_LOG_RATE_LIMIT(INFO, format, ##__VA_ARGS__)
-#define DOCA_LOG_RATE_LIMIT_DBG(format, ...) DOCA_LOG_RATE_LIMIT(DEBUG, format, ##__VA_ARGS__)
-#ifdef DOCA_LOGGING_ALLOW_TRACE
-#define DOCA_LOG_RATE_LIMIT_TRC(format, ...) DOCA_LOG_RATE_LIMIT(TRACE, format, ##__VA_ARGS__)
-#else
-#define DOCA_LOG_RATE_LIMIT_TRC(format, ...) DOCA_LOG_TRC(format, ##__VA_ARGS__)
-#endif
+/*
+ * Once per file, at file scope. Defines the file's log_source and registers
+ * it before other constructors run (priority 101), so they may log too; the
+ * source is released at exit. Ends with a function body, so a trailing ';'
+ * is optional.
+ */
+#define DOCA_LOG_REGISTER(source) \
+	static int log_source = -1; \
+	static void __attribute__((destructor(101), used)) sd_log_source_release_(void) \
+	{ \
+		if (log_source >= 0) \
+			(void)doca_log_unregister_source(log_source); \
+	} \
+	static void __attribute__((constructor(101), used)) sd_log_source_register_(void) \
+	{ \
+		(void)doca_log_register_source(#source, &log_source); \
+	}
 
 #ifdef __cplusplus
 }

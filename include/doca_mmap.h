@@ -34,8 +34,17 @@
  *   of another card or user), DOCA_ERROR_NOT_FOUND (the exporter exited or
  *   destroyed its mmap). RDMA export answers DOCA_ERROR_NOT_SUPPORTED.
  *
- * Threading: an mmap is not thread-safe while being configured; once started
- * it may be used from any thread to get buffers.
+ * Threading: an mmap is not thread-safe while being configured, and start,
+ * stop and destroy must not race with its use. Once started, buffers on it
+ * may be taken from one thread at a time per inventory. After
+ * doca_mmap_enable_thread_safety (before start, with no buffer on it), any
+ * number of threads may take and release buffers on it at once, even from a
+ * shared inventory or buffer pool; the mmap then stops counting its buffers
+ * (doca_mmap_get_num_bufs answers 0, and stop/destroy no longer refuse while
+ * buffers exist: such buffers must not be used after the mmap is gone).
+ *
+ * DPA memory and DPA handles answer DOCA_ERROR_NOT_SUPPORTED (no DPA is
+ * emulated), after their argument and state checks.
  */
 #ifndef DOCA_MMAP_H_
 #define DOCA_MMAP_H_
@@ -54,6 +63,11 @@ extern "C" {
 struct doca_mmap;
 struct doca_dev;
 struct doca_devinfo;
+struct doca_dpa;
+
+/* Handle of an mmap in the DPA's address space (identical to the
+ * definition in doca_types.h, if that header carries one: C11 allows it). */
+typedef uint32_t doca_dpa_dev_mmap_t;
 
 /* Called at destroy with the registered range (e.g. to free the memory). */
 typedef void (doca_mmap_memrange_free_cb_t)(void *addr, size_t len, void *cookie);
@@ -79,6 +93,18 @@ DOCA_STABLE doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, ui
 /* Has the mmap been exported / was it created from an export. */
 DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported);
 DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
+
+/* Before start, with no buffer on the mmap (DOCA_ERROR_NOT_PERMITTED otherwise). */
+DOCA_EXPERIMENTAL doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap);
+
+/* DPA heap memory as the range: DOCA_ERROR_NOT_SUPPORTED after the checks
+ * (INVALID_VALUE, BAD_STATE when started, NOT_PERMITTED when a range is set). */
+DOCA_EXPERIMENTAL doca_error_t doca_mmap_set_dpa_memrange(struct doca_mmap *mmap, struct doca_dpa *dpa,
+							  uint64_t dpa_addr, size_t len);
+/* DOCA_ERROR_NOT_SUPPORTED after the checks (INVALID_VALUE, NOT_FOUND for a
+ * device not added, NOT_PERMITTED when not started). */
+DOCA_EXPERIMENTAL doca_error_t doca_mmap_dev_get_dpa_handle(struct doca_mmap *mmap, const struct doca_dev *dev,
+							    doca_dpa_dev_mmap_t *dpa_mmap_handle);
 
 DOCA_STABLE doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev);

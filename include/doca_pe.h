@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <doca_compat.h>
 #include <doca_ctx.h>
@@ -43,7 +44,28 @@ extern "C" {
 
 struct doca_pe;
 struct doca_task;
+struct doca_task_batch;
 struct doca_ctx;
+
+/* How many tasks a task batch can carry (chosen when the batch is allocated). */
+enum doca_task_batch_max_tasks_number {
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_16,
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_32,
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_64,
+	DOCA_TASK_BATCH_MAX_TASKS_NUMBER_128,
+};
+
+/* How many events an event batch can carry. */
+enum doca_event_batch_events_number {
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_1,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_2,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_4,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_8,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_16,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_32,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_64,
+	DOCA_EVENT_BATCH_EVENTS_NUMBER_128,
+};
 
 /* Called on task completion (the success or the error callback of a task type). */
 typedef void (*doca_task_completion_cb_t)(struct doca_task *task, union doca_data task_user_data,
@@ -143,6 +165,32 @@ DOCA_STABLE union doca_data doca_task_get_user_data(const struct doca_task *task
 
 /* The context the task was allocated from (NULL for a NULL task). */
 DOCA_STABLE struct doca_ctx *doca_task_get_ctx(const struct doca_task *task);
+
+/*
+ * Task batches: several tasks of one type handled as one unit. A library
+ * that offers batches allocates them (its *_task_batch_*_allocate call) from
+ * a pool fixed by its set_conf, like tasks; a batch is submitted, completes
+ * through the library's batch callback from doca_pe_progress, and is freed,
+ * as a whole, with the same ownership rules as a task (it is the user's
+ * while allocated and inside its callback; a stop flushes submitted batches
+ * through the error callback). It counts as one task in flight. None of the
+ * libraries softdoca ships offers batches yet; these calls work on any.
+ * A pointer that is not a task batch: DOCA_ERROR_INVALID_VALUE (logged).
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_task_batch_submit(struct doca_task_batch *task_batch);
+/* As doca_task_batch_submit; the batch is validated first (softdoca validates on both paths). */
+DOCA_EXPERIMENTAL doca_error_t doca_task_batch_try_submit(struct doca_task_batch *task_batch);
+/* Return a batch the user holds to its pool (refused and logged if submitted). */
+DOCA_EXPERIMENTAL void doca_task_batch_free(struct doca_task_batch *task_batch);
+/* DOCA_SUCCESS or the error the batch completed with (valid in callbacks). */
+DOCA_EXPERIMENTAL doca_error_t doca_task_batch_get_status(const struct doca_task_batch *task_batch);
+DOCA_EXPERIMENTAL void doca_task_batch_set_user_data(struct doca_task_batch *task_batch, union doca_data user_data);
+DOCA_EXPERIMENTAL union doca_data doca_task_batch_get_user_data(const struct doca_task_batch *task_batch);
+/* The context that allocated the batch, and its user data. */
+DOCA_EXPERIMENTAL struct doca_ctx *doca_task_batch_get_ctx(const struct doca_task_batch *task_batch);
+DOCA_EXPERIMENTAL union doca_data doca_task_batch_get_ctx_user_data(const struct doca_task_batch *task_batch);
+/* Tasks the batch carries (0 for a NULL batch). */
+DOCA_EXPERIMENTAL uint16_t doca_task_batch_get_tasks_num(struct doca_task_batch *task_batch);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <doca_build_config.h>
 #include <doca_dev.h>
 #include <doca_mmap.h>
 #include <doca_version.h>

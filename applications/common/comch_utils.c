@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <doca_build_config.h>
 #include <doca_comch.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <doca_argp.h>
-#include <doca_build_config.h>
 #include <doca_log.h>
 
 #include "comch_utils.h"

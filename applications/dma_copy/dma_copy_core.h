@@ -36,7 +36,6 @@
 
 #include <stdint.h>
 
-#include <doca_build_config.h>
 #include <doca_comch.h>
 #include <doca_dev.h>
 #include <doca_error.h>

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include <doca_argp.h>
-#include <doca_build_config.h>
 #include <doca_log.h>
 
 #include "comch_utils.h"

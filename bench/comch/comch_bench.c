@@ -19,7 +19,6 @@
 #include <sched.h>
 #include <sys/socket.h>
 
-#include <doca_build_config.h>
 
 #define FP_PEER_MAIN fp_peer_main
 #include "fp_peer.c"

@@ -40,7 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <doca_build_config.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include <doca_argp.h>
-#include <doca_build_config.h>
 #include <doca_ctx.h>
 #include <doca_log.h>
 #include <doca_pe.h>

@@ -482,10 +482,34 @@ struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer
 	return consumer == NULL ? NULL : &consumer->ctx;
 }
 
-doca_error_t doca_comch_consumer_set_dev_num_recv(struct doca_comch_consumer *consumer, uint32_t dev_num_recv)
+/* The DPA calls below configure a data path that would run on the DPA;
+ * none is emulated, so after their checks they all decline. */
+doca_error_t doca_comch_consumer_set_dev_max_num_recv(struct doca_comch_consumer *consumer, uint32_t dev_num_recv)
 {
-	if (consumer == NULL)
+	doca_error_t r;
+
+	if (consumer == NULL || dev_num_recv == 0)
 		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&consumer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	SD_LOG_ERR("consumer %u: no DPA is emulated, a DPA receive queue cannot be sized", consumer->id);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_consumer_set_completion(struct doca_comch_consumer *consumer,
+						struct doca_comch_consumer_completion *consumer_comp,
+						uint32_t user_data)
+{
+	doca_error_t r;
+
+	(void)user_data;
+	if (consumer == NULL || consumer_comp == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&consumer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	SD_LOG_ERR("consumer %u: no DPA is emulated, a DPA completion context cannot be used", consumer->id);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -494,6 +518,7 @@ doca_error_t doca_comch_consumer_get_dpa_handle(struct doca_comch_consumer *cons
 {
 	if (consumer == NULL || dpa_consumer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	SD_LOG_ERR("consumer %u: no DPA is emulated, no DPA handle exists", consumer->id);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -558,11 +583,11 @@ uint32_t doca_comch_consumer_task_post_recv_get_producer_id(const struct doca_co
 	return task == NULL ? 0 : task->producer_id;
 }
 
-uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(const struct doca_comch_consumer_task_post_recv *task)
+const uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(const struct doca_comch_consumer_task_post_recv *task)
 {
 	if (task == NULL || task->imm_len == 0)
 		return NULL;
-	return (uint8_t *)task->imm;
+	return task->imm;
 }
 
 uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(const struct doca_comch_consumer_task_post_recv *task)

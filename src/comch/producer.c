@@ -271,18 +271,32 @@ struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer
 	return producer == NULL ? NULL : &producer->ctx;
 }
 
-doca_error_t doca_comch_producer_set_dev_num_send(struct doca_comch_producer *producer, uint32_t dev_num_send)
+/* The DPA calls below configure a data path that would run on the DPA;
+ * none is emulated, so after their checks they all decline. */
+doca_error_t doca_comch_producer_set_dev_max_num_send(struct doca_comch_producer *producer, uint32_t dev_num_send)
 {
-	if (producer == NULL)
+	doca_error_t r;
+
+	if (producer == NULL || dev_num_send == 0)
 		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&producer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	SD_LOG_ERR("producer %u: no DPA is emulated, a DPA send queue cannot be sized", producer->id);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t doca_comch_producer_dpa_completion_attach(struct doca_comch_producer *producer,
 						       struct doca_dpa_completion *dpa_comp)
 {
+	doca_error_t r;
+
 	if (producer == NULL || dpa_comp == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	r = sd_ctx_check_idle(&producer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	SD_LOG_ERR("producer %u: no DPA is emulated, no DPA completion can be attached", producer->id);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -291,6 +305,7 @@ doca_error_t doca_comch_producer_get_dpa_handle(struct doca_comch_producer *prod
 {
 	if (producer == NULL || dpa_producer == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	SD_LOG_ERR("producer %u: no DPA is emulated, no DPA handle exists", producer->id);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -320,7 +335,7 @@ doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *
 }
 
 doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
-						      const struct doca_buf *buf, const uint8_t *imm_data,
+						      const struct doca_buf *buf, uint8_t *imm_data,
 						      uint32_t imm_data_len, uint32_t consumer_id,
 						      struct doca_comch_producer_task_send **task)
 {
@@ -379,7 +394,7 @@ uint32_t doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_
 	return task == NULL ? 0 : task->imm_len;
 }
 
-void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, const uint8_t *imm_data,
+void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, uint8_t *imm_data,
 						uint32_t imm_data_len)
 {
 	if (task == NULL || (imm_data == NULL && imm_data_len != 0))

@@ -289,12 +289,11 @@ doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_
 	return sd_comch_ep_get_device(comch_server == NULL ? NULL : &comch_server->ep, dev);
 }
 
-doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server,
-					       struct doca_dev_rep **repr)
+doca_error_t doca_comch_server_get_device_rep(const struct doca_comch_server *comch_server, struct doca_dev_rep **rep)
 {
-	if (comch_server == NULL || repr == NULL)
+	if (comch_server == NULL || rep == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	*repr = comch_server->rep;
+	*rep = comch_server->rep;
 	return DOCA_SUCCESS;
 }
 

@@ -60,6 +60,10 @@ void sd_prof_record(struct doca_pe *pe, struct doca_task *task, uint64_t now);
 /* task.c */
 doca_error_t sd_task_pools_alloc(struct doca_ctx *ctx);
 void sd_task_pools_free(struct doca_ctx *ctx);
+/* doca_task_submit for a core object (graph.c) that wants the completion
+ * itself: owner->done replaces the task type's callbacks for this one
+ * submission. Nothing is kept if the submission is refused. */
+doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *owner);
 
 /* pe.c */
 void sd_pe_unlink_ctx(struct doca_pe *pe, struct doca_ctx *ctx);

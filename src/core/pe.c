@@ -174,6 +174,7 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
 static int pe_deliver(struct doca_pe *pe)
 {
 	struct doca_task *task, *next;
+	struct sd_task_owner *owner;
 	struct doca_ctx *ctx;
 	int n = 0;
 	uint64_t now = 0;
@@ -194,9 +195,16 @@ static int pe_deliver(struct doca_pe *pe)
 			sd_prof_record(pe, task, now);
 		}
 		/* The callback owns the task: it may free or resubmit it. It still
-		 * counts in flight until the callback returns. */
+		 * counts in flight until the callback returns. A task run by a
+		 * graph goes back to its graph instance instead (sd_task_owner). */
 		task->state = SD_TASK_ALLOCATED;
-		task->cls->ops->deliver(task);
+		owner = task->owner;
+		if (owner != NULL) {
+			task->owner = NULL;
+			owner->done(owner, task);
+		} else {
+			task->cls->ops->deliver(task);
+		}
 		ctx->inflight--;
 		n++;
 	}

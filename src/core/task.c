@@ -155,6 +155,7 @@ doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task)
 	t->status = DOCA_SUCCESS;
 	t->submit_flags = 0;
 	t->user_data.u64 = 0;
+	t->owner = NULL;
 	*task = t;
 	return DOCA_SUCCESS;
 }
@@ -222,6 +223,20 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags)
 doca_error_t doca_task_submit(struct doca_task *task)
 {
 	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+}
+
+doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *owner)
+{
+	doca_error_t rc;
+
+	if (task == NULL || owner == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	/* Set before the library sees the task: it may complete it at once. */
+	task->owner = owner;
+	rc = task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+	if (rc != DOCA_SUCCESS && task->owner == owner)
+		task->owner = NULL;
+	return rc;
 }
 
 doca_error_t doca_task_try_submit(struct doca_task *task)

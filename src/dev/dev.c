@@ -320,11 +320,76 @@ doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *
 	return DOCA_ERROR_NOT_SUPPORTED; /* Ethernet link layer: no InfiniBand LID */
 }
 
-doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, double *active_rate)
+doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, uint64_t *active_rate)
 {
-	if (devinfo == NULL || active_rate == NULL)
+	if (devinfo == NULL || active_rate == NULL) {
+		SD_LOG_ERR("failed to get active rate: NULL argument");
 		return DOCA_ERROR_INVALID_VALUE;
-	*active_rate = 200.0;
+	}
+	*active_rate = devinfo->fn->props.active_rate;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_vhca_id(const struct doca_devinfo *devinfo, uint16_t *vhca_id)
+{
+	if (devinfo == NULL || vhca_id == NULL) {
+		SD_LOG_ERR("failed to get VHCA id: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*vhca_id = devinfo->fn->vhca_id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index)
+{
+	if (devinfo == NULL || sf_index == NULL) {
+		SD_LOG_ERR("failed to get SF index: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* Programs probe every device and skip the ones that fail (DOCA's
+	 * samples check the function type first), so this is not an error
+	 * worth more than a debug line. */
+	if (devinfo->fn->func_type != DOCA_PCI_FUNC_TYPE_SF) {
+		SD_LOG_DBG("device %s is not a sub-function: it has no SF index", devinfo->fn->pci);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	*sf_index = devinfo->fn->sf_index;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_cap_is_accelerate_resource_reclaim_supported(const struct doca_devinfo *devinfo,
+								      uint8_t *is_accelerate_resource_reclaim)
+{
+	if (devinfo == NULL || is_accelerate_resource_reclaim == NULL) {
+		SD_LOG_ERR("failed to query accelerate resource reclaim capability: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*is_accelerate_resource_reclaim = devinfo->fn->props.accelerate_resource_reclaim_supported;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_cap_is_notification_moderation_supported(const struct doca_devinfo *devinfo,
+								  uint8_t *is_notification_moderation_supported)
+{
+	if (devinfo == NULL || is_notification_moderation_supported == NULL) {
+		SD_LOG_ERR("failed to query notification moderation capability: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*is_notification_moderation_supported = devinfo->fn->props.notification_moderation_supported;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev)
+{
+	if (dev == NULL) {
+		SD_LOG_ERR("failed to accelerate resource reclaim: NULL device");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!dev->info.fn->props.accelerate_resource_reclaim_supported) {
+		SD_LOG_ERR("failed to accelerate resource reclaim: device %s does not support it", dev->info.fn->pci);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	/* closing an emulated device frees everything at once: nothing to keep warm */
 	return DOCA_SUCCESS;
 }
 
@@ -413,6 +478,29 @@ doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_re
 		return DOCA_ERROR_INVALID_VALUE;
 	memset(rep_vuid, 0, DOCA_DEVINFO_REP_VUID_SIZE);
 	snprintf(rep_vuid, DOCA_DEVINFO_REP_VUID_SIZE, "SDREP%02x%s", devinfo_rep->rep->card, devinfo_rep->rep->pci);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
+					     uint32_t size)
+{
+	if (devinfo_rep == NULL || iface_name == NULL || size < DOCA_DEVINFO_IFACE_NAME_SIZE) {
+		SD_LOG_ERR("failed to get representor interface name: NULL argument or buffer under %d bytes",
+			   DOCA_DEVINFO_IFACE_NAME_SIZE);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memset(iface_name, 0, DOCA_DEVINFO_IFACE_NAME_SIZE);
+	snprintf(iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE, "%s", devinfo_rep->rep->iface);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep, uint16_t *vhca_id)
+{
+	if (devinfo_rep == NULL || vhca_id == NULL) {
+		SD_LOG_ERR("failed to get representor VHCA id: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*vhca_id = devinfo_rep->rep->vhca_id;
 	return DOCA_SUCCESS;
 }
 

@@ -18,11 +18,22 @@
 #define SD_IBDEV_MAX 64
 #define SD_IFACE_MAX 64
 
+/* Device properties only src/dev reads (the other libraries see struct
+ * sd_caps). They are set from the same "caps" objects of the topology. */
+struct sd_dev_props {
+	uint64_t active_rate;                         /* bits/s */
+	bool accelerate_resource_reclaim_supported;
+	bool notification_moderation_supported;
+};
+
 struct sd_topo_rep {
 	char pci[SD_PCI_ADDR_LEN];
+	char iface[SD_IFACE_MAX];       /* netdev name of the representor */
 	enum doca_pci_func_type func_type;
 	int filter;                     /* DOCA_DEVINFO_REP_FILTER_NET or _EMULATED */
 	uint32_t card;
+	uint16_t vhca_id;               /* the represented function's */
+	bool vhca_set;                  /* given in the file (else derived after parsing) */
 };
 
 struct sd_topo_fn {
@@ -34,7 +45,10 @@ struct sd_topo_fn {
 	uint8_t ipv4[4];
 	enum doca_pci_func_type func_type;
 	uint32_t card;
+	uint16_t vhca_id;     /* distinct per function of a card */
+	uint32_t sf_index;    /* SFs only: the auxiliary device index */
 	struct sd_caps caps;
+	struct sd_dev_props props;
 	uint32_t nreps;
 	struct sd_topo_rep *reps;
 };
@@ -74,5 +88,6 @@ doca_error_t sd_topo_get(const struct sd_topo **topo);
 
 /* Built-in defaults for one function of the given side. */
 void sd_caps_defaults(struct sd_caps *caps, enum sd_side side);
+void sd_props_defaults(struct sd_dev_props *props);
 
 #endif /* SD_DEV_PRIV_H_ */

@@ -21,16 +21,31 @@
  *               "iface": "p0",             optional (default p<n>)
  *               "mac": "02:5d:0c:00:03:00",optional (default derived)
  *               "ipv4": "192.168.100.2",   optional (default: none)
+ *               "func_type": "pf",         optional: "pf" (default), "vf", "sf"
+ *               "sf_index": 2,             SFs only (default: position in the list)
+ *               "vhca_id": 0,              optional (default below)
  *               "caps": { <caps> },        optional, this device
  *               "reps": [ "0000:3b:00.0",  representors: an address, or
  *                         { "pci": "0000:3b:00.2", "type": "net" | "emulated",
- *                           "func_type": "pf" | "vf" | "sf" } ] } ] },
+ *                           "func_type": "pf" | "vf" | "sf", "iface": "pf0vf0",
+ *                           "vhca_id": 2 } ] } ] },
  *         "host": {                        optional: the host side
  *           "functions": [ { "pci": ..., "ibdev": ..., "iface": ..., "mac": ...,
- *                            "func_type": ..., "caps": { <caps> } } ] }
+ *                            "func_type": ..., "sf_index": ..., "vhca_id": ...,
+ *                            "caps": { <caps> } } ] }
  *       } ] }
  *
- * <caps> keys are the fields of struct sd_caps (sd_dev.h), e.g.
+ * VHCA ids are unique among the functions of a card (both sides). By default
+ * the Arm-side PFs take 0, 1, ... and the host functions follow them; a
+ * representor reports the id of the host function it represents (same PCI
+ * address on the same card), else 1000 + its position on the card. Default
+ * representor interface names are pf<n>hpf (PF), pf<n>vf<m> (VF) and
+ * pf<n>sf<m> (SF), n being the index of the Arm-side PF holding it.
+ *
+ * <caps> keys are the fields of struct sd_caps (sd_dev.h) and of struct
+ * sd_dev_props (dev_priv.h: "active_rate" in bits/s, default 200 Gb/s;
+ * "accelerate_resource_reclaim_supported" and
+ * "notification_moderation_supported", default false), e.g.
  * "dma_max_buf_list_len": 16 or "comch_server_supported": true. Precedence:
  * built-in defaults < top-level caps < card caps < device caps. Unknown keys,
  * wrong types, bad or duplicate addresses are errors: doca_devinfo_create_list
@@ -111,6 +126,16 @@ void sd_caps_defaults(struct sd_caps *caps, enum sd_side side)
 	caps->mmap_create_from_export_pci_supported = true;
 }
 
+void sd_props_defaults(struct sd_dev_props *props)
+{
+	memset(props, 0, sizeof(*props));
+	props->active_rate = 200000000000ull; /* a 200 Gb/s port */
+	/* an emulated device frees its resources at once: nothing to accelerate */
+	props->accelerate_resource_reclaim_supported = false;
+	/* notification moderation is an Ethernet queue feature; no NIC is emulated */
+	props->notification_moderation_supported = false;
+}
+
 doca_error_t sd_pci_canonical(const char *in, char out[SD_PCI_ADDR_LEN])
 {
 	unsigned int dom = 0, bus, devn, fn;
@@ -153,6 +178,15 @@ doca_error_t sd_pci_canonical(const char *in, char out[SD_PCI_ADDR_LEN])
 
 /* ---- parsing ---- */
 
+/* A function's VHCA id, kept for both sides while parsing: ids must be unique
+ * per card, and representors take the id of the host function they stand for. */
+struct vhca_rec {
+	uint32_t card;
+	char side;              /* 'd' Arm-side PF, 'h' host function */
+	char pci[SD_PCI_ADDR_LEN];
+	uint16_t vhca_id;
+};
+
 struct parse {
 	const char *src;        /* file name, or "<default>" */
 	char msg[512];
@@ -161,6 +195,8 @@ struct parse {
 	/* every address seen per kind, to refuse duplicates */
 	char (*seen)[SD_PCI_ADDR_LEN + 1];
 	size_t nseen, capseen;
+	struct vhca_rec *vhcas;
+	size_t nvhcas, capvhcas;
 	struct sd_topo *topo;
 };
 
@@ -186,8 +222,10 @@ static const struct cap_field {
 	const char *name;
 	size_t off;
 	enum cap_kind kind;
+	bool prop;              /* a field of struct sd_dev_props, not sd_caps */
 } cap_fields[] = {
-#define F(n, k) {#n, offsetof(struct sd_caps, n), k}
+#define F(n, k) {#n, offsetof(struct sd_caps, n), k, false}
+#define P(n, k) {#n, offsetof(struct sd_dev_props, n), k, true}
 	F(dma_memcpy_supported, CAP_BOOL),
 	F(dma_max_buf_list_len, CAP_U32),
 	F(dma_max_buf_size, CAP_U64),
@@ -206,10 +244,15 @@ static const struct cap_field {
 	F(mmap_max_size, CAP_U64),
 	F(mmap_export_pci_supported, CAP_BOOL),
 	F(mmap_create_from_export_pci_supported, CAP_BOOL),
+	P(active_rate, CAP_U64),
+	P(accelerate_resource_reclaim_supported, CAP_BOOL),
+	P(notification_moderation_supported, CAP_BOOL),
 #undef F
+#undef P
 };
 
-static doca_error_t apply_caps(struct parse *ps, const char *path, json_object *obj, struct sd_caps *caps)
+static doca_error_t apply_caps(struct parse *ps, const char *path, json_object *obj, struct sd_caps *caps_out,
+			       struct sd_dev_props *props)
 {
 	char sub[256];
 
@@ -220,6 +263,7 @@ static doca_error_t apply_caps(struct parse *ps, const char *path, json_object *
 	json_object_object_foreach(obj, key, val)
 	{
 		const struct cap_field *f = NULL;
+		char *caps;
 
 		for (size_t i = 0; i < sizeof(cap_fields) / sizeof(cap_fields[0]); i++)
 			if (strcmp(cap_fields[i].name, key) == 0)
@@ -227,6 +271,7 @@ static doca_error_t apply_caps(struct parse *ps, const char *path, json_object *
 		snprintf(sub, sizeof(sub), "%s.%s", path, key);
 		if (f == NULL)
 			return perr(ps, sub, "unknown capability");
+		caps = f->prop ? (char *)props : (char *)caps_out;
 		if (f->kind == CAP_BOOL) {
 			if (!json_object_is_type(val, json_type_boolean))
 				return perr(ps, sub, "must be true or false");
@@ -286,6 +331,57 @@ static doca_error_t get_string(struct parse *ps, const char *path, json_object *
 	if (!json_object_is_type(v, json_type_string))
 		return perr(ps, sub, "must be a string");
 	*out = json_object_get_string(v);
+	return DOCA_SUCCESS;
+}
+
+/* An optional integer key in [0, max]; *present says whether it was given. */
+static doca_error_t get_uint(struct parse *ps, const char *path, json_object *obj, const char *key, uint64_t max,
+			     uint64_t *out, bool *present)
+{
+	json_object *v;
+	char sub[256];
+	int64_t n;
+
+	*present = false;
+	if (!json_object_object_get_ex(obj, key, &v) || v == NULL)
+		return DOCA_SUCCESS;
+	snprintf(sub, sizeof(sub), "%s.%s", path, key);
+	if (!json_object_is_type(v, json_type_int))
+		return perr(ps, sub, "must be an integer 0..%" PRIu64, max);
+	errno = 0;
+	n = json_object_get_int64(v);
+	if (n < 0 || errno != 0 || (uint64_t)n > max)
+		return perr(ps, sub, "must be an integer 0..%" PRIu64, max);
+	*out = (uint64_t)n;
+	*present = true;
+	return DOCA_SUCCESS;
+}
+
+/* Record a function's VHCA id; two functions of one card may not share one. */
+static doca_error_t add_vhca(struct parse *ps, const char *path, uint32_t card, char side, const char *pci,
+			     uint16_t vhca_id)
+{
+	for (size_t i = 0; i < ps->nvhcas; i++)
+		if (ps->vhcas[i].card == card && ps->vhcas[i].vhca_id == vhca_id)
+			return perr(ps, path, "vhca_id %u is already used by %s on this card", vhca_id,
+				    ps->vhcas[i].pci);
+	if (ps->nvhcas == ps->capvhcas) {
+		size_t ncap = ps->capvhcas ? ps->capvhcas * 2 : 16;
+		void *n = realloc(ps->vhcas, ncap * sizeof(*ps->vhcas));
+
+		if (n == NULL) {
+			ps->err = DOCA_ERROR_NO_MEMORY;
+			snprintf(ps->msg, sizeof(ps->msg), "topology %s: out of memory", ps->src);
+			return ps->err;
+		}
+		ps->vhcas = n;
+		ps->capvhcas = ncap;
+	}
+	ps->vhcas[ps->nvhcas].card = card;
+	ps->vhcas[ps->nvhcas].side = side;
+	memcpy(ps->vhcas[ps->nvhcas].pci, pci, SD_PCI_ADDR_LEN);
+	ps->vhcas[ps->nvhcas].vhca_id = vhca_id;
+	ps->nvhcas++;
 	return DOCA_SUCCESS;
 }
 
@@ -353,11 +449,13 @@ static doca_error_t get_func_type(struct parse *ps, const char *path, json_objec
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t parse_rep(struct parse *ps, const char *path, json_object *obj, uint32_t card,
-			      struct sd_topo_rep *rep)
+/* pf_idx: index of the Arm-side PF holding the representor; nvf/nsf count
+ * its VF/SF representors so far (for the default interface names). */
+static doca_error_t parse_rep(struct parse *ps, const char *path, json_object *obj, uint32_t card, uint32_t pf_idx,
+			      uint32_t *nvf, uint32_t *nsf, struct sd_topo_rep *rep)
 {
-	static const char *const keys[] = {"pci", "type", "func_type", NULL};
-	const char *type;
+	static const char *const keys[] = {"pci", "type", "func_type", "iface", "vhca_id", NULL};
+	const char *type, *iface = NULL;
 	char sub[256];
 	doca_error_t ret;
 
@@ -387,7 +485,30 @@ static doca_error_t parse_rep(struct parse *ps, const char *path, json_object *o
 		ret = get_func_type(ps, path, obj, &rep->func_type);
 		if (ret != DOCA_SUCCESS)
 			return ret;
+		ret = get_string(ps, path, obj, "iface", false, &iface);
+		if (ret != DOCA_SUCCESS)
+			return ret;
+		if (iface != NULL && (strlen(iface) == 0 || strlen(iface) >= SD_IFACE_MAX)) {
+			snprintf(sub, sizeof(sub), "%s.iface", path);
+			return perr(ps, sub, "length must be 1..%d", SD_IFACE_MAX - 1);
+		}
+		{
+			uint64_t v = 0;
+
+			ret = get_uint(ps, path, obj, "vhca_id", UINT16_MAX, &v, &rep->vhca_set);
+			if (ret != DOCA_SUCCESS)
+				return ret;
+			rep->vhca_id = (uint16_t)v;
+		}
 	}
+	if (iface != NULL)
+		snprintf(rep->iface, sizeof(rep->iface), "%s", iface);
+	else if (rep->func_type == DOCA_PCI_FUNC_TYPE_VF)
+		snprintf(rep->iface, sizeof(rep->iface), "pf%uvf%u", pf_idx, (*nvf)++);
+	else if (rep->func_type == DOCA_PCI_FUNC_TYPE_SF)
+		snprintf(rep->iface, sizeof(rep->iface), "pf%usf%u", pf_idx, (*nsf)++);
+	else
+		snprintf(rep->iface, sizeof(rep->iface), "pf%uhpf", pf_idx);
 	return get_pci(ps, path, obj, 'r', rep->pci);
 }
 
@@ -404,13 +525,18 @@ static doca_error_t parse_mac(struct parse *ps, const char *path, const char *s,
 	return DOCA_SUCCESS;
 }
 
-/* One function (dpu PF or host function). keep: store it in ps->topo. */
+/* One function (dpu PF or host function). keep: store it in ps->topo.
+ * vhca_base: the default VHCA id of the first function of this side. */
 static doca_error_t parse_fn(struct parse *ps, const char *path, json_object *obj, enum sd_side side,
-			     uint32_t card, uint32_t idx, const struct sd_caps *base, bool keep)
+			     uint32_t card, uint32_t idx, uint32_t vhca_base, const struct sd_caps *base,
+			     const struct sd_dev_props *base_props, bool keep)
 {
-	static const char *const dpu_keys[] = {"pci",	    "ibdev", "iface", "mac", "ipv4",
-					       "func_type", "caps",  "reps",  NULL};
-	static const char *const host_keys[] = {"pci", "ibdev", "iface", "mac", "ipv4", "func_type", "caps", NULL};
+	static const char *const dpu_keys[] = {"pci",	   "ibdev",   "iface", "mac",  "ipv4", "func_type",
+					       "sf_index", "vhca_id", "caps",  "reps", NULL};
+	static const char *const host_keys[] = {"pci",	    "ibdev",   "iface", "mac", "ipv4", "func_type",
+						"sf_index", "vhca_id", "caps",	NULL};
+	uint64_t num = 0;
+	bool given;
 	struct sd_topo_fn fn;
 	const char *s;
 	json_object *v;
@@ -489,13 +615,31 @@ static doca_error_t parse_fn(struct parse *ps, const char *path, json_object *ob
 	ret = get_func_type(ps, path, obj, &fn.func_type);
 	if (ret != DOCA_SUCCESS)
 		return ret;
+	ret = get_uint(ps, path, obj, "sf_index", UINT32_MAX, &num, &given);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (given && fn.func_type != DOCA_PCI_FUNC_TYPE_SF) {
+		snprintf(sub, sizeof(sub), "%s.sf_index", path);
+		return perr(ps, sub, "only a function of func_type \"sf\" has an SF index");
+	}
+	fn.sf_index = given ? (uint32_t)num : idx;
+	ret = get_uint(ps, path, obj, "vhca_id", UINT16_MAX, &num, &given);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	fn.vhca_id = (uint16_t)(given ? num : vhca_base + idx);
+	snprintf(sub, sizeof(sub), "%s%s", path, given ? ".vhca_id" : "");
+	ret = add_vhca(ps, sub, card, side == SD_SIDE_DPU ? 'd' : 'h', fn.pci, fn.vhca_id);
+	if (ret != DOCA_SUCCESS)
+		return ret;
 	fn.caps = *base;
+	fn.props = *base_props;
 	snprintf(sub, sizeof(sub), "%s.caps", path);
-	ret = apply_caps(ps, sub, json_object_object_get_ex(obj, "caps", &v) ? v : NULL, &fn.caps);
+	ret = apply_caps(ps, sub, json_object_object_get_ex(obj, "caps", &v) ? v : NULL, &fn.caps, &fn.props);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 
 	if (side == SD_SIDE_DPU && json_object_object_get_ex(obj, "reps", &v) && v != NULL) {
+		uint32_t nvf = 0, nsf = 0;
 		size_t n;
 
 		snprintf(sub, sizeof(sub), "%s.reps", path);
@@ -511,7 +655,7 @@ static doca_error_t parse_fn(struct parse *ps, const char *path, json_object *ob
 			struct sd_topo_rep tmp;
 
 			snprintf(sub, sizeof(sub), "%s.reps[%zu]", path, i);
-			ret = parse_rep(ps, sub, json_object_array_get_idx(v, i), card, &tmp);
+			ret = parse_rep(ps, sub, json_object_array_get_idx(v, i), card, idx, &nvf, &nsf, &tmp);
 			if (ret != DOCA_SUCCESS) {
 				free(fn.reps);
 				return ret;
@@ -534,10 +678,12 @@ static doca_error_t parse_side(struct parse *ps, const char *path, json_object *
 	const char *key = side == SD_SIDE_DPU ? "dpu" : "host";
 	const char *list = side == SD_SIDE_DPU ? "pfs" : "functions";
 	struct sd_caps base;
-	json_object *sobj, *arr;
+	struct sd_dev_props base_props;
+	json_object *sobj, *arr, *dpu, *pfs;
 	char sub[256], sub2[256];
 	doca_error_t ret;
 	bool keep = side == ps->side;
+	uint32_t vhca_base = 0;
 	size_t n;
 
 	(void)card_caps_json_base;
@@ -550,11 +696,12 @@ static doca_error_t parse_side(struct parse *ps, const char *path, json_object *
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	sd_caps_defaults(&base, side);
-	ret = apply_caps(ps, "caps", top_caps, &base);
+	sd_props_defaults(&base_props);
+	ret = apply_caps(ps, "caps", top_caps, &base, &base_props);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	snprintf(sub2, sizeof(sub2), "%s.caps", path);
-	ret = apply_caps(ps, sub2, card_caps, &base);
+	ret = apply_caps(ps, sub2, card_caps, &base, &base_props);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	snprintf(sub2, sizeof(sub2), "%s.%s", sub, list);
@@ -563,6 +710,11 @@ static doca_error_t parse_side(struct parse *ps, const char *path, json_object *
 	if (!json_object_is_type(arr, json_type_array))
 		return perr(ps, sub2, "must be an array");
 	n = json_object_array_length(arr);
+	/* host functions are numbered after the card's Arm-side PFs */
+	if (side == SD_SIDE_HOST && json_object_object_get_ex(card_obj, "dpu", &dpu) &&
+	    json_object_is_type(dpu, json_type_object) && json_object_object_get_ex(dpu, "pfs", &pfs) &&
+	    json_object_is_type(pfs, json_type_array))
+		vhca_base = (uint32_t)json_object_array_length(pfs);
 	if (keep && n > 0) {
 		void *p = realloc(ps->topo->fns, (ps->topo->nfns + n) * sizeof(*ps->topo->fns));
 
@@ -574,11 +726,42 @@ static doca_error_t parse_side(struct parse *ps, const char *path, json_object *
 		char fpath[256];
 
 		snprintf(fpath, sizeof(fpath), "%s[%zu]", sub2, i);
-		ret = parse_fn(ps, fpath, json_object_array_get_idx(arr, i), side, card, (uint32_t)i, &base, keep);
+		ret = parse_fn(ps, fpath, json_object_array_get_idx(arr, i), side, card, (uint32_t)i, vhca_base, &base,
+			       &base_props, keep);
 		if (ret != DOCA_SUCCESS)
 			return ret;
 	}
 	return DOCA_SUCCESS;
+}
+
+/* Representors without a vhca_id in the file report the one of the host
+ * function they represent, once both sides of the card are known. */
+static void rep_vhca_fixup(struct parse *ps, uint32_t card)
+{
+	uint16_t orphan = 1000;
+
+	for (uint32_t f = 0; f < ps->topo->nfns; f++) {
+		struct sd_topo_fn *fn = &ps->topo->fns[f];
+
+		if (fn->card != card)
+			continue;
+		for (uint32_t r = 0; r < fn->nreps; r++) {
+			struct sd_topo_rep *rep = &fn->reps[r];
+			bool found = false;
+
+			if (rep->vhca_set)
+				continue;
+			for (size_t i = 0; i < ps->nvhcas && !found; i++) {
+				if (ps->vhcas[i].card == card && ps->vhcas[i].side == 'h' &&
+				    strcmp(ps->vhcas[i].pci, rep->pci) == 0) {
+					rep->vhca_id = ps->vhcas[i].vhca_id;
+					found = true;
+				}
+			}
+			if (!found)
+				rep->vhca_id = orphan++;
+		}
+	}
 }
 
 static void topo_free(struct sd_topo *topo)
@@ -642,9 +825,11 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		goto out;
 	if (json_object_object_get_ex(root, "caps", &top_caps)) {
 		struct sd_caps scratch;
+		struct sd_dev_props scratch_props;
 
 		sd_caps_defaults(&scratch, ps->side);
-		ret = apply_caps(ps, "caps", top_caps, &scratch);
+		sd_props_defaults(&scratch_props);
+		ret = apply_caps(ps, "caps", top_caps, &scratch, &scratch_props);
 		if (ret != DOCA_SUCCESS)
 			goto out;
 	}
@@ -680,10 +865,15 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		ret = parse_side(ps, path, card, SD_SIDE_HOST, (uint32_t)i, NULL, top_caps, card_caps);
 		if (ret != DOCA_SUCCESS)
 			goto out;
+		rep_vhca_fixup(ps, (uint32_t)i);
 	}
 	ps->topo->ncards = (uint32_t)n;
 out:
 	json_object_put(root);
+	/* the VHCA records only serve the checks of this parse */
+	free(ps->vhcas);
+	ps->vhcas = NULL;
+	ps->nvhcas = ps->capvhcas = 0;
 	if (ret != DOCA_SUCCESS) {
 		topo_free(ps->topo);
 		ps->topo = NULL;
@@ -771,6 +961,7 @@ static void topo_load_locked(void)
 		ret = parse_topology(&ps, default_topology);
 	}
 	free(ps.seen);
+	free(ps.vhcas);
 	if (ret != DOCA_SUCCESS && ps.msg[0] == '\0')
 		snprintf(ps.msg, sizeof(ps.msg), "topology %s: %s", ps.src, doca_error_get_descr(ret));
 	topo_err = ret;

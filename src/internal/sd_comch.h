@@ -42,6 +42,8 @@
 #ifndef SD_COMCH_H_
 #define SD_COMCH_H_
 
+#include "sd_abi.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 

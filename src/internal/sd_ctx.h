@@ -29,6 +29,8 @@
 #ifndef SD_CTX_H_
 #define SD_CTX_H_
 
+#include "sd_abi.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +41,7 @@
 #include <doca_types.h>
 
 struct sd_task_class;
+struct sd_task_owner;
 
 struct doca_task {
 	struct sd_task_class *cls;
@@ -48,6 +51,17 @@ struct doca_task {
 	uint8_t submit_flags;    /* doca_task_submit_flag bits given at submit */
 	struct doca_task *next;  /* free list / completion queue link */
 	uint64_t submit_ns;      /* CLOCK_MONOTONIC at submit, for range profiling */
+	struct sd_task_owner *owner; /* see below; NULL for a task the user submitted */
+};
+
+/* A core object (a graph instance) that submitted a task on the user's
+ * behalf and takes its completion instead of the task type's callbacks, as
+ * DOCA documents for tasks run by a graph. The core sets it for one
+ * submission only (src/core/core_priv.h, sd_task_submit_owned) and clears it
+ * just before calling done() from doca_pe_progress; libraries never see it:
+ * they complete the task with sd_task_complete() as usual. */
+struct sd_task_owner {
+	void (*done)(struct sd_task_owner *owner, struct doca_task *task);
 };
 
 enum sd_task_state {

@@ -16,6 +16,8 @@
 #ifndef SD_DEV_H_
 #define SD_DEV_H_
 
+#include "sd_abi.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -37,6 +37,8 @@
 #ifndef SD_FABRIC_H_
 #define SD_FABRIC_H_
 
+#include "sd_abi.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

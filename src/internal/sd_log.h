@@ -15,6 +15,8 @@
 #ifndef SD_LOG_H_
 #define SD_LOG_H_
 
+#include "sd_abi.h"
+
 #include <stdint.h>
 
 /* Register a source name for the SDK logger (lazily resolved, thread-safe). */
@@ -23,7 +25,7 @@ struct sd_log_source {
 	int id; /* -1 until first use */
 };
 
-#define SD_LOG_REGISTER(NAME) static struct sd_log_source sd_log_src_ = {#NAME, -1}
+#define SD_LOG_REGISTER(NAME) static struct sd_log_source sd_log_src_ __attribute__((unused)) = {#NAME, -1}
 
 void sd_log_sdk(struct sd_log_source *src, uint32_t level, const char *file, int line, const char *func,
 		const char *fmt, ...) __attribute__((format(printf, 6, 7)));

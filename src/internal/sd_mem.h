@@ -15,6 +15,8 @@
 #ifndef SD_MEM_H_
 #define SD_MEM_H_
 
+#include "sd_abi.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -56,6 +56,8 @@
 #ifndef SD_REMOTE_H_
 #define SD_REMOTE_H_
 
+#include "sd_abi.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -160,5 +162,82 @@ const char *sd_remote_mechanism(const struct sd_remote *r);
  * export still live) happen before any byte moves. */
 doca_error_t sd_remote_read(struct sd_remote *r, uint64_t remote_addr, void *local, size_t len);
 doca_error_t sd_remote_write(struct sd_remote *r, uint64_t remote_addr, const void *local, size_t len);
+
+/* ---- shared 64-bit cells (doca_sync_event across the link) ------------ */
+
+/*
+ * A cell is one 64-bit value that both sides update with atomic
+ * instructions: it lives in a sealed memfd page that the exporter maps and
+ * the importer maps too. The descriptor names the exporter's process and the
+ * memfd's number in it; the importer reopens it through /proc/<pid>/fd/<n>
+ * (same user, ptrace "read" access: no Yama attach rule applies), then checks
+ * inode, owner, size, seals and the page's token before mapping it.
+ *
+ * Liveness: the exporter revokes the page when it destroys the cell; each
+ * importer records its pid in the page. sd_cell_peer_check() tells a live
+ * peer (SUCCESS) from a revoked export (NOT_FOUND) or a dead peer process
+ * (CONNECTION_RESET): waits use it so that they do not spin forever.
+ *
+ * Errors at import: as sd_remote_import (INVALID_VALUE for anything forged,
+ * truncated or not matching a live cell of the named process,
+ * UNSUPPORTED_VERSION, NOT_PERMITTED for the wrong card/side/user or when
+ * the kernel refuses, NOT_FOUND when the exporter has exited).
+ *
+ * Threading: the value may be used from any thread; create/export/import/
+ * destroy and sd_cell_peer_check on one cell from one thread at a time.
+ * Implemented in src/fabric/remote_cell.c.
+ */
+
+#define SD_CELL_DESC_MAGIC 0x45534453u /* "SDSE" little-endian */
+#define SD_CELL_DESC_VERSION 1u
+
+struct sd_cell_desc {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t size;          /* sizeof(struct sd_cell_desc) */
+	uint32_t card;          /* emulated card of the exporter */
+	uint8_t side;           /* enum sd_side of the exporter */
+	uint8_t reserved0[3];   /* zero */
+	uint32_t pid;           /* exporter */
+	int32_t fd;             /* the memfd's number in the exporter */
+	uint64_t start_time;    /* exporter's start (/proc/<pid>/stat field 22) */
+	uint64_t ino;           /* the memfd's inode and device */
+	uint64_t dev;
+	uint8_t token[SD_REMOTE_TOKEN_LEN]; /* random, also stored in the page */
+	char pci[SD_REMOTE_PCI_MAX];        /* exporter's PCI function, NUL-terminated */
+	uint64_t reserved1;     /* zero */
+	uint64_t checksum;      /* FNV-1a 64 of every byte before this field */
+};
+
+#define SD_CELL_DESC_SIZE 96u
+_Static_assert(sizeof(struct sd_cell_desc) == SD_CELL_DESC_SIZE, "cell descriptor is 96 bytes");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, pid) == 16, "pid at 16");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, fd) == 20, "fd at 20");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, start_time) == 24, "start_time at 24");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, ino) == 32, "ino at 32");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, token) == 48, "token at 48");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, pci) == 64, "pci at 64");
+_Static_assert(__builtin_offsetof(struct sd_cell_desc, checksum) == 88, "checksum at 88");
+
+struct sd_cell;
+
+/* Exporter: a new cell (value 0) in a memfd page of this process. */
+doca_error_t sd_cell_create(struct sd_cell **out);
+/* Fill *desc (SD_CELL_DESC_SIZE bytes) naming the cell as memory of
+ * (card, side, pci_addr). */
+doca_error_t sd_cell_export(struct sd_cell *c, uint32_t card, enum sd_side side, const char *pci_addr,
+			    struct sd_cell_desc *desc);
+/* Importer: check a descriptor and map the exporter's cell. */
+doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
+			    struct sd_cell **out);
+/* The 8-byte aligned value, for __atomic_* operations. */
+uint64_t *sd_cell_value(struct sd_cell *c);
+/* SUCCESS, NOT_FOUND (the exporter revoked it) or CONNECTION_RESET (a peer
+ * process that attached, or the exporter, died). Reads /proc: rate-limit it. */
+doca_error_t sd_cell_peer_check(struct sd_cell *c);
+/* Cheap part of the check (one load): NOT_FOUND once the exporter revoked it. */
+doca_error_t sd_cell_revoked_check(const struct sd_cell *c);
+/* Exporter: revoke and unmap; importer: detach and unmap. NULL is a no-op. */
+void sd_cell_destroy(struct sd_cell *c);
 
 #endif /* SD_REMOTE_H_ */

@@ -27,8 +27,10 @@ struct doca_log_backend {
 	struct doca_log_backend *next;
 	enum backend_kind kind;
 	bool sdk;
-	bool lower_strict;
-	bool upper_strict;
+	bool lower_strict; /* lower may no longer rise above lower_cap */
+	bool upper_strict; /* upper may no longer fall below upper_floor */
+	uint32_t lower_cap;
+	uint32_t upper_floor;
 	_Atomic uint32_t lower; /* most verbose level written (for SDK backends: the SDK level) */
 	_Atomic uint32_t upper; /* least verbose level written */
 	FILE *file;
@@ -37,11 +39,6 @@ struct doca_log_backend {
 	size_t capacity;
 	log_flush_callback flush;
 	pthread_mutex_t lock;
-};
-
-struct log_bucket {
-	struct timespec window_start;
-	uint32_t count;
 };
 
 /*
@@ -63,10 +60,6 @@ static _Atomic uint32_t sdk_max_level = DOCA_LOG_LEVEL_WARNING;
 
 static char **source_names;
 static int num_sources;
-
-static struct log_bucket *buckets;
-static int num_buckets;
-static pthread_mutex_t bucket_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool level_valid(uint32_t level)
 {
@@ -391,90 +384,33 @@ doca_error_t doca_log_unregister_source(int source)
 
 /* ---- application logging ---- */
 
-void priv_doca_log_developer(uint32_t level, int source, const char *fname, int line, const char *func,
-			     const char *format, ...)
+doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func, const char *format,
+		      ...)
 {
 	va_list ap;
 
+	/* the source is not part of DOCA's line layout; an unknown one is harmless */
+	(void)source;
+	if (format == NULL || level < DOCA_LOG_LEVEL_CRIT || level > DOCA_LOG_LEVEL_TRACE)
+		return DOCA_ERROR_INVALID_VALUE;
 	va_start(ap, format);
 	dispatch(false, level, fname, line, func, format, ap);
 	va_end(ap);
-}
-
-doca_error_t priv_doca_log_rate_bucket_register(int source, int *bucket)
-{
-	struct log_bucket *grown;
-	int id, expected = -1;
-
-	if (bucket == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&bucket_lock);
-	if (__atomic_load_n(bucket, __ATOMIC_ACQUIRE) >= 0) {
-		pthread_mutex_unlock(&bucket_lock);
-		return DOCA_SUCCESS;
-	}
-	grown = realloc(buckets, sizeof(*grown) * (size_t)(num_buckets + 1));
-	if (grown == NULL) {
-		pthread_mutex_unlock(&bucket_lock);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	buckets = grown;
-	id = num_buckets++;
-	memset(&buckets[id], 0, sizeof(buckets[id]));
-	__atomic_compare_exchange_n(bucket, &expected, id, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	pthread_mutex_unlock(&bucket_lock);
 	return DOCA_SUCCESS;
 }
 
-static bool bucket_allows(int bucket)
-{
-	struct timespec now;
-	struct log_bucket *b;
-	long elapsed_ms;
-	bool ok;
-
-	pthread_mutex_lock(&bucket_lock);
-	if (bucket < 0 || bucket >= num_buckets) {
-		pthread_mutex_unlock(&bucket_lock);
-		return true;
-	}
-	b = &buckets[bucket];
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	elapsed_ms = (now.tv_sec - b->window_start.tv_sec) * 1000L +
-		     (now.tv_nsec - b->window_start.tv_nsec) / 1000000L;
-	if (b->count == 0 || elapsed_ms >= SOFTDOCA_LOG_RATE_PERIOD_MS || elapsed_ms < 0) {
-		b->window_start = now;
-		b->count = 0;
-	}
-	ok = b->count < SOFTDOCA_LOG_RATE_BURST;
-	if (ok)
-		b->count++;
-	pthread_mutex_unlock(&bucket_lock);
-	return ok;
-}
-
-void priv_doca_log_rate_limit(uint32_t level, int source, const char *fname, int line, const char *func, int bucket,
-			      const char *format, ...)
-{
-	va_list ap;
-
-	if (!bucket_allows(bucket))
-		return;
-	va_start(ap, format);
-	dispatch(false, level, fname, line, func, format, ap);
-	va_end(ap);
-}
-
-static void __attribute__((destructor)) sd_log_fini(void)
-{
-	pthread_mutex_lock(&bucket_lock);
-	free(buckets);
-	buckets = NULL;
-	num_buckets = 0;
-	pthread_mutex_unlock(&bucket_lock);
-}
-
 /* ---- global limits ---- */
+
+/* Caller holds registry_lock. A strict limit only lets the window narrow. */
+static bool lower_allowed(const struct doca_log_backend *b, uint32_t level)
+{
+	return !b->lower_strict || level <= b->lower_cap;
+}
+
+static bool upper_allowed(const struct doca_log_backend *b, uint32_t level)
+{
+	return !b->upper_strict || level >= b->upper_floor;
+}
 
 doca_error_t doca_log_level_set_global_lower_limit(uint32_t log_level)
 {
@@ -485,7 +421,7 @@ doca_error_t doca_log_level_set_global_lower_limit(uint32_t log_level)
 	pthread_mutex_lock(&registry_lock);
 	atomic_store(&global_lower, log_level);
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next)
-		if (!b->sdk && !b->lower_strict)
+		if (!b->sdk && lower_allowed(b, log_level))
 			atomic_store(&b->lower, log_level);
 	pthread_mutex_unlock(&registry_lock);
 	return DOCA_SUCCESS;
@@ -500,7 +436,7 @@ doca_error_t doca_log_level_set_global_upper_limit(uint32_t log_level)
 	pthread_mutex_lock(&registry_lock);
 	atomic_store(&global_upper, log_level);
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next)
-		if (!b->sdk && !b->upper_strict)
+		if (!b->sdk && upper_allowed(b, log_level))
 			atomic_store(&b->upper, log_level);
 	pthread_mutex_unlock(&registry_lock);
 	return DOCA_SUCCESS;
@@ -525,7 +461,7 @@ doca_error_t doca_log_level_set_global_sdk_limit(uint32_t log_level)
 	pthread_mutex_lock(&registry_lock);
 	atomic_store(&global_sdk, log_level);
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next)
-		if (b->sdk && !b->lower_strict)
+		if (b->sdk && lower_allowed(b, log_level))
 			atomic_store(&b->lower, log_level);
 	recompute_sdk_max();
 	pthread_mutex_unlock(&registry_lock);
@@ -539,65 +475,76 @@ uint32_t doca_log_level_get_global_sdk_limit(void)
 
 /* ---- per backend limits ---- */
 
-static doca_error_t set_lower(struct doca_log_backend *b, uint32_t level, bool strict)
+static doca_error_t set_lower(struct doca_log_backend *b, uint32_t level)
 {
+	doca_error_t ret = DOCA_SUCCESS;
+
 	if (b == NULL || !level_valid(level))
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&registry_lock);
-	atomic_store(&b->lower, level);
-	if (strict)
-		b->lower_strict = true;
-	if (b->sdk)
-		recompute_sdk_max();
+	if (lower_allowed(b, level)) {
+		atomic_store(&b->lower, level);
+		if (b->sdk)
+			recompute_sdk_max();
+	} else {
+		ret = DOCA_ERROR_BAD_STATE;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+static doca_error_t set_upper(struct doca_log_backend *b, uint32_t level)
+{
+	doca_error_t ret = DOCA_SUCCESS;
+
+	if (b == NULL || !level_valid(level))
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&registry_lock);
+	if (upper_allowed(b, level))
+		atomic_store(&b->upper, level);
+	else
+		ret = DOCA_ERROR_BAD_STATE;
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level)
+{
+	return set_lower(backend, level);
+}
+
+doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend, uint32_t upper_limit)
+{
+	return set_upper(backend, upper_limit);
+}
+
+doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *backend)
+{
+	if (backend == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&registry_lock);
+	backend->lower_strict = true;
+	backend->lower_cap = atomic_load(&backend->lower);
 	pthread_mutex_unlock(&registry_lock);
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t set_upper(struct doca_log_backend *b, uint32_t level, bool strict)
+doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *backend)
 {
-	if (b == NULL || !level_valid(level))
+	if (backend == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&registry_lock);
-	atomic_store(&b->upper, level);
-	if (strict)
-		b->upper_strict = true;
+	backend->upper_strict = true;
+	backend->upper_floor = atomic_load(&backend->upper);
 	pthread_mutex_unlock(&registry_lock);
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *logger, uint32_t log_level)
+doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level)
 {
-	return set_lower(logger, log_level, false);
-}
-
-doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *logger, uint32_t log_level)
-{
-	return set_upper(logger, log_level, false);
-}
-
-doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *logger, uint32_t log_level)
-{
-	return set_lower(logger, log_level, true);
-}
-
-doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *logger, uint32_t log_level)
-{
-	return set_upper(logger, log_level, true);
-}
-
-doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *logger, uint32_t log_level)
-{
-	if (logger == NULL || !logger->sdk)
+	if (backend == NULL || !backend->sdk)
 		return DOCA_ERROR_INVALID_VALUE;
-	return set_lower(logger, log_level, false);
-}
-
-doca_error_t doca_log_backend_get_sdk_level(struct doca_log_backend *logger, uint32_t *log_level)
-{
-	if (logger == NULL || log_level == NULL || !logger->sdk)
-		return DOCA_ERROR_INVALID_VALUE;
-	*log_level = atomic_load(&logger->lower);
-	return DOCA_SUCCESS;
+	return set_lower(backend, level);
 }
 
 /* ---- backend creation ---- */

@@ -1,8 +1,11 @@
 /*
- * inventory.c - doca_buf_inventory: a fixed pool of doca_buf descriptors.
+ * inventory.c - doca_buf_inventory: a pool of doca_buf descriptors.
  *
- * Descriptors live in one array for the inventory's lifetime; the free ones
- * form a singly linked list through free_next, so get and put are O(1).
+ * Descriptors live in chunks for the inventory's lifetime (one from create,
+ * one more per expand); the free ones form a singly linked list through
+ * free_next, so get and put are O(1). The lock is taken only for buffers of
+ * thread-safe mmaps (see mem_priv.h), so the single-threaded path stays a
+ * plain list operation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,45 +15,115 @@
 
 SD_LOG_REGISTER(DOCA_BUF_INVENTORY);
 
+/* A chunk of n free descriptors, put in front of the free list in address order. */
+static doca_error_t add_chunk(struct doca_buf_inventory *inv, uint32_t n)
+{
+	struct sd_inv_chunk *c;
+
+	c = calloc(1, sizeof(*c) + (size_t)n * sizeof(c->elems[0]));
+	if (c == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	c->n = n;
+	for (uint32_t i = n; i-- > 0;) {
+		c->elems[i].inv = inv;
+		c->elems[i].free_next = inv->free_head;
+		inv->free_head = &c->elems[i];
+	}
+	c->next = inv->chunks;
+	inv->chunks = c;
+	inv->num += n;
+	inv->nfree += n;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_inv_init(struct doca_buf_inventory *inv, uint32_t num)
+{
+	memset(inv, 0, sizeof(*inv));
+	if (pthread_mutex_init(&inv->lock, NULL) != 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	if (add_chunk(inv, num) != DOCA_SUCCESS) {
+		pthread_mutex_destroy(&inv->lock);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	return DOCA_SUCCESS;
+}
+
+void sd_inv_fini(struct doca_buf_inventory *inv)
+{
+	struct sd_inv_chunk *c, *next;
+
+	for (c = inv->chunks; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	inv->chunks = NULL;
+	pthread_mutex_destroy(&inv->lock);
+}
+
 doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory)
 {
 	struct doca_buf_inventory *inv;
+	doca_error_t ret;
 
 	if (inventory == NULL || num_elements == 0 || num_elements > UINT32_MAX) {
 		SD_LOG_ERR("failed to create inventory: invalid argument (num_elements %zu)", num_elements);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	inv = calloc(1, sizeof(*inv));
+	inv = malloc(sizeof(*inv));
 	if (inv == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	inv->elems = calloc(num_elements, sizeof(*inv->elems));
-	if (inv->elems == NULL) {
+	ret = sd_inv_init(inv, (uint32_t)num_elements);
+	if (ret != DOCA_SUCCESS) {
 		free(inv);
 		SD_LOG_ERR("failed to create inventory: cannot allocate %zu elements", num_elements);
-		return DOCA_ERROR_NO_MEMORY;
+		return ret;
 	}
-	inv->num = (uint32_t)num_elements;
-	for (uint32_t i = num_elements; i-- > 0;) {
-		inv->elems[i].inv = inv;
-		inv->elems[i].free_next = inv->free_head;
-		inv->free_head = &inv->elems[i];
-	}
-	inv->nfree = inv->num;
 	*inventory = inv;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 {
+	uint32_t used;
+
 	if (inventory == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (inventory->nfree != inventory->num) {
-		SD_LOG_ERR("failed to destroy inventory: %u buffer(s) still in use", inventory->num - inventory->nfree);
+	pthread_mutex_lock(&inventory->lock);
+	used = inventory->num - inventory->nfree;
+	pthread_mutex_unlock(&inventory->lock);
+	if (used != 0) {
+		SD_LOG_ERR("failed to destroy inventory: %u buffer(s) still in use", used);
 		return DOCA_ERROR_IN_USE;
 	}
-	free(inventory->elems);
+	sd_inv_fini(inventory);
 	free(inventory);
 	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uint32_t num_elements)
+{
+	doca_error_t ret;
+
+	if (inventory == NULL || num_elements == 0) {
+		SD_LOG_ERR("failed to expand inventory: invalid argument (num_elements %u)", num_elements);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!inventory->started) {
+		SD_LOG_ERR("failed to expand inventory: inventory is not started");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	pthread_mutex_lock(&inventory->lock);
+	if (num_elements > UINT32_MAX - inventory->num) {
+		pthread_mutex_unlock(&inventory->lock);
+		SD_LOG_ERR("failed to expand inventory: %u + %u elements exceed %u", inventory->num, num_elements,
+			   UINT32_MAX);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	ret = add_chunk(inventory, num_elements);
+	pthread_mutex_unlock(&inventory->lock);
+	if (ret != DOCA_SUCCESS)
+		SD_LOG_ERR("failed to expand inventory: cannot allocate %u elements", num_elements);
+	return ret;
 }
 
 doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
@@ -96,32 +169,50 @@ doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *i
 doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory,
 						 uint32_t *num_of_elements)
 {
+	struct doca_buf_inventory *inv = (struct doca_buf_inventory *)inventory;
+
 	if (inventory == NULL || num_of_elements == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	*num_of_elements = inventory->num;
+	pthread_mutex_lock(&inv->lock);
+	*num_of_elements = inv->num;
+	pthread_mutex_unlock(&inv->lock);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
 						      uint32_t *num_of_free_elements)
 {
+	struct doca_buf_inventory *inv = (struct doca_buf_inventory *)inventory;
+
 	if (inventory == NULL || num_of_free_elements == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	*num_of_free_elements = inventory->nfree;
+	pthread_mutex_lock(&inv->lock);
+	*num_of_free_elements = inv->nfree;
+	pthread_mutex_unlock(&inv->lock);
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t inv_get(struct doca_buf_inventory *inv, struct doca_mmap *mmap, void *addr, size_t len,
-			    void *data, size_t data_len, struct doca_buf **out)
+struct doca_buf *sd_inv_take(struct doca_buf_inventory *inv, bool lock)
 {
 	struct doca_buf *b;
 
+	if (lock)
+		pthread_mutex_lock(&inv->lock);
 	b = inv->free_head;
-	if (b == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	inv->free_head = b->free_next;
-	inv->nfree--;
-	b->free_next = NULL;
+	if (b != NULL) {
+		inv->free_head = b->free_next;
+		inv->nfree--;
+		b->free_next = NULL;
+	}
+	if (lock)
+		pthread_mutex_unlock(&inv->lock);
+	return b;
+}
+
+/* Point a descriptor just taken at memory of mmap, as a list of one. */
+static void buf_fill(struct doca_buf *b, struct doca_buf_inventory *inv, struct doca_mmap *mmap, void *addr,
+		     size_t len, void *data, size_t data_len)
+{
 	b->mmap = mmap;
 	b->inv = inv;
 	b->addr = addr;
@@ -132,8 +223,23 @@ static doca_error_t inv_get(struct doca_buf_inventory *inv, struct doca_mmap *mm
 	b->last = b;
 	b->list_len = 1;
 	b->refcount = 1;
-	b->flags = SD_BUF_IN_USE;
-	atomic_fetch_add(&mmap->nbufs, 1);
+	if (mmap->thread_safe) {
+		b->flags = SD_BUF_IN_USE | SD_BUF_UNCOUNTED_ | SD_BUF_LOCKED_;
+	} else {
+		b->flags = SD_BUF_IN_USE;
+		atomic_fetch_add(&mmap->nbufs, 1);
+	}
+}
+
+static doca_error_t inv_get(struct doca_buf_inventory *inv, struct doca_mmap *mmap, void *addr, size_t len,
+			    void *data, size_t data_len, struct doca_buf **out)
+{
+	struct doca_buf *b;
+
+	b = sd_inv_take(inv, mmap->thread_safe);
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	buf_fill(b, inv, mmap, addr, len, data, data_len);
 	*out = b;
 	return DOCA_SUCCESS;
 }
@@ -141,8 +247,11 @@ static doca_error_t inv_get(struct doca_buf_inventory *inv, struct doca_mmap *mm
 void sd_inv_put(struct doca_buf *buf)
 {
 	struct doca_buf_inventory *inv = buf->inv;
+	bool lock = (buf->flags & SD_BUF_LOCKED_) != 0;
 
-	atomic_fetch_sub(&buf->mmap->nbufs, 1);
+	/* an uncounted buffer may outlive its (thread-safe) mmap: do not touch it */
+	if (!(buf->flags & SD_BUF_UNCOUNTED_))
+		atomic_fetch_sub(&buf->mmap->nbufs, 1);
 	buf->mmap = NULL;
 	buf->addr = NULL;
 	buf->data = NULL;
@@ -153,9 +262,13 @@ void sd_inv_put(struct doca_buf *buf)
 	buf->list_len = 0;
 	buf->refcount = 0;
 	buf->flags = 0;
+	if (lock)
+		pthread_mutex_lock(&inv->lock);
 	buf->free_next = inv->free_head;
 	inv->free_head = buf;
 	inv->nfree++;
+	if (lock)
+		pthread_mutex_unlock(&inv->lock);
 }
 
 static doca_error_t check_get(struct doca_buf_inventory *inventory, struct doca_mmap *mmap, const char *what)
@@ -206,6 +319,8 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 {
 	struct doca_buf *head = NULL, *tail = NULL, *nb = NULL;
 	const struct doca_buf *s;
+	bool lock = false;
+	uint32_t nfree;
 	doca_error_t ret;
 
 	if (inventory == NULL || src_buf == NULL || dst_buf == NULL)
@@ -218,18 +333,26 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 		SD_LOG_ERR("failed to duplicate buffer: source is inside a list, not its head");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (inventory->nfree < src_buf->list_len) {
-		SD_LOG_ERR("failed to duplicate buffer: inventory has %u free elements, %u needed", inventory->nfree,
-			   src_buf->list_len);
-		return DOCA_ERROR_NO_MEMORY;
-	}
 	for (s = src_buf; s != NULL; s = s->next) {
 		ret = check_get(inventory, s->mmap, "duplicate buffer");
 		if (ret != DOCA_SUCCESS)
 			return ret;
+		lock = lock || s->mmap->thread_safe;
+	}
+	/* the whole list comes out at once: no other thread may take in between */
+	if (lock)
+		pthread_mutex_lock(&inventory->lock);
+	nfree = inventory->nfree;
+	if (nfree < src_buf->list_len) {
+		if (lock)
+			pthread_mutex_unlock(&inventory->lock);
+		SD_LOG_ERR("failed to duplicate buffer: inventory has %u free elements, %u needed", nfree,
+			   src_buf->list_len);
+		return DOCA_ERROR_NO_MEMORY;
 	}
 	for (s = src_buf; s != NULL; s = s->next) {
-		inv_get(inventory, s->mmap, s->addr, s->len, s->data, s->data_len, &nb);
+		nb = sd_inv_take(inventory, false);
+		buf_fill(nb, inventory, s->mmap, s->addr, s->len, s->data, s->data_len);
 		if (head == NULL) {
 			head = nb;
 		} else {
@@ -241,6 +364,8 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 		}
 		tail = nb;
 	}
+	if (lock)
+		pthread_mutex_unlock(&inventory->lock);
 	head->last = tail;
 	*dst_buf = head;
 	return DOCA_SUCCESS;

@@ -1,5 +1,9 @@
 /*
  * mmap.c - doca_mmap: a registered memory range, its rights and devices.
+ *
+ * Getting buffers only reads a started mmap, apart from the nbufs counter,
+ * which is atomic; a thread-safe mmap does not even count (mem_priv.h), so
+ * any number of threads may take buffers on it at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +327,69 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	}
 	SD_LOG_ERR("failed to remove device %s: not added to this mmap", sd_dev_pci_addr(dev));
 	return DOCA_ERROR_NOT_FOUND;
+}
+
+doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
+{
+	unsigned int nbufs;
+
+	if (mmap == NULL) {
+		SD_LOG_ERR("failed to enable thread safety: NULL mmap");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (mmap->started) {
+		SD_LOG_ERR("failed to enable thread safety: mmap is started");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	nbufs = atomic_load(&mmap->nbufs);
+	if (nbufs != 0) {
+		SD_LOG_ERR("failed to enable thread safety: %u buffer(s) reference the mmap", nbufs);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	mmap->thread_safe = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_set_dpa_memrange(struct doca_mmap *mmap, struct doca_dpa *dpa, uint64_t dpa_addr, size_t len)
+{
+	doca_error_t ret = check_config(mmap, "set DPA memory range");
+
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (dpa == NULL || len == 0 || dpa_addr + len < dpa_addr) {
+		SD_LOG_ERR("failed to set DPA memory range: invalid argument (dpa %p, range 0x%llx + %zu)",
+			   (void *)dpa, (unsigned long long)dpa_addr, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (mmap->range_set) {
+		SD_LOG_ERR("failed to set DPA memory range: the range can be set only once");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (mmap->nexports != 0) {
+		SD_LOG_ERR("failed to set DPA memory range: mmap was exported");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	SD_LOG_ERR("failed to set DPA memory range: no DPA is emulated");
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_dev_get_dpa_handle(struct doca_mmap *mmap, const struct doca_dev *dev,
+					  doca_dpa_dev_mmap_t *dpa_mmap_handle)
+{
+	if (mmap == NULL || dev == NULL || dpa_mmap_handle == NULL) {
+		SD_LOG_ERR("failed to get DPA handle of mmap: NULL argument");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!sd_mmap_has_dev(mmap, dev)) {
+		SD_LOG_ERR("failed to get DPA handle of mmap: device %s was not added to it", sd_dev_pci_addr(dev));
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (!mmap->started) {
+		SD_LOG_ERR("failed to get DPA handle of mmap: it is not started");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	SD_LOG_ERR("failed to get DPA handle of mmap: no DPA is emulated");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,

@@ -577,7 +577,8 @@ static void test_server_bad_args(void **state)
 	struct doca_devinfo *di = doca_dev_as_devinfo(dev);
 	struct doca_comch_client *c;
 	struct doca_comch_server *s, *s2;
-	struct doca_dev_rep *rep;
+	struct doca_dev_rep *rep, *got_rep = NULL;
+	struct doca_dev *got_dev = NULL;
 	uint32_t v;
 
 	assert_int_equal(cu_open_rep(dev, &rep), DOCA_SUCCESS);
@@ -591,6 +592,13 @@ static void test_server_bad_args(void **state)
 	s = make_server(rep, "h4_dup");
 	assert_int_equal(doca_comch_server_set_max_msg_size(s, 0), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_get_max_msg_size(s, &v), DOCA_SUCCESS);
+	/* the device and representor the server was created on */
+	assert_int_equal(doca_comch_server_get_device(s, &got_dev), DOCA_SUCCESS);
+	assert_ptr_equal(got_dev, dev);
+	assert_int_equal(doca_comch_server_get_device_rep(s, &got_rep), DOCA_SUCCESS);
+	assert_ptr_equal(got_rep, rep);
+	assert_int_equal(doca_comch_server_get_device_rep(NULL, &got_rep), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_get_device_rep(s, NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_event_connection_status_changed_register(s, NULL, on_disconnect),
 			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_server_disconnect(s, NULL), DOCA_ERROR_INVALID_VALUE);

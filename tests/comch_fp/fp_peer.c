@@ -190,12 +190,18 @@ static void pump(void)
 	while (P.p_head != P.p_tail && P.client_cons != 0) {
 		struct doca_comch_consumer_task_post_recv *r = P.pending[P.p_head % P.nbufs];
 		struct doca_comch_producer_task_send *s;
+		/* the received immediate data is read-only; echo a copy */
+		const uint8_t *rimm = doca_comch_consumer_task_post_recv_get_imm_data(r);
+		uint32_t imm_len = doca_comch_consumer_task_post_recv_get_imm_data_len(r);
+		uint8_t imm[32];
 		doca_error_t e;
 
+		if (imm_len > sizeof(imm))
+			return;
+		if (imm_len)
+			memcpy(imm, rimm, imm_len);
 		e = doca_comch_producer_task_send_alloc_init(P.prod, doca_comch_consumer_task_post_recv_get_buf(r),
-							     doca_comch_consumer_task_post_recv_get_imm_data(r),
-							     doca_comch_consumer_task_post_recv_get_imm_data_len(r),
-							     P.client_cons, &s);
+							     imm_len ? imm : NULL, imm_len, P.client_cons, &s);
 		if (e != DOCA_SUCCESS)
 			return;
 		doca_task_set_user_data(doca_comch_producer_task_send_as_task(s), (union doca_data){.ptr = r});

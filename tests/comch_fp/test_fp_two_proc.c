@@ -70,7 +70,7 @@ static void ctrl_done(struct doca_comch_task_send *task, union doca_data tu, uni
 static void recv_ok(struct doca_comch_consumer_task_post_recv *t, union doca_data tu, union doca_data cu)
 {
 	struct doca_buf *b = doca_comch_consumer_task_post_recv_get_buf(t);
-	uint8_t *imm = doca_comch_consumer_task_post_recv_get_imm_data(t);
+	const uint8_t *imm = doca_comch_consumer_task_post_recv_get_imm_data(t);
 	uint32_t exp_imm[2] = {C.exp_seed, C.exp_len};
 	void *data;
 	size_t len;
@@ -691,6 +691,9 @@ static void test_bad_args(void **state)
 	struct doca_comch_consumer *c;
 	struct doca_comch_producer_task_send *st;
 	struct doca_comch_consumer_task_post_recv *rt;
+	struct doca_comch_consumer_completion *cc;
+	doca_dpa_dev_comch_producer_t dpa_prod;
+	doca_dpa_dev_comch_consumer_t dpa_cons;
 	uint32_t v;
 	uint8_t imm[4] = {0};
 
@@ -711,10 +714,18 @@ static void test_bad_args(void **state)
 	assert_int_equal(doca_comch_producer_cap_get_max_buf_list_len(NULL, &v), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_producer_cap_get_max_producers(di, NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_null(doca_comch_producer_as_ctx(NULL));
-	assert_int_equal(doca_comch_producer_set_dev_num_send(NULL, 1), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_comch_producer_set_dev_num_send(C.prod, 1), DOCA_ERROR_NOT_SUPPORTED);
+	/* DPA side: checks, then NOT_SUPPORTED (C.prod is running: BAD_STATE) */
+	assert_int_equal(doca_comch_producer_set_dev_max_num_send(NULL, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_set_dev_max_num_send(C.prod, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_set_dev_max_num_send(C.prod, 1), DOCA_ERROR_BAD_STATE);
 	assert_int_equal(doca_comch_producer_get_dpa_handle(C.prod, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_get_dpa_handle(NULL, &dpa_prod), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_get_dpa_handle(C.prod, &dpa_prod), DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(doca_comch_producer_dpa_completion_attach(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_create(C.conn, &p), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_set_dev_max_num_send(p, 64), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_producer_dpa_completion_attach(p, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_destroy(p), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_producer_task_send_set_conf(NULL, send_ok, send_err, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_producer_task_send_set_conf(C.prod, NULL, send_err, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_producer_task_send_set_conf(C.prod, send_ok, send_err, 0), DOCA_ERROR_INVALID_VALUE);
@@ -773,8 +784,21 @@ static void test_bad_args(void **state)
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(C.cons, 1000), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_consumer_set_imm_data_len(C.cons, 1), DOCA_ERROR_BAD_STATE);
 	assert_null(doca_comch_consumer_as_ctx(NULL));
-	assert_int_equal(doca_comch_consumer_set_dev_num_recv(NULL, 1), DOCA_ERROR_INVALID_VALUE);
+	/* DPA side: checks, then NOT_SUPPORTED (C.cons is running: BAD_STATE) */
+	assert_int_equal(doca_comch_consumer_set_dev_max_num_recv(NULL, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_set_dev_max_num_recv(C.cons, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_set_dev_max_num_recv(C.cons, 1), DOCA_ERROR_BAD_STATE);
 	assert_int_equal(doca_comch_consumer_get_dpa_handle(C.cons, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_get_dpa_handle(C.cons, &dpa_cons), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_consumer_completion_create(&cc), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_set_completion(NULL, cc, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_set_completion(C.cons, NULL, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_set_completion(C.cons, cc, 0), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_consumer_create(C.conn, C.rmem.mmap, &c), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_set_dev_max_num_recv(c, 64), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_consumer_set_completion(c, cc, 7), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_consumer_destroy(c), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_completion_destroy(cc), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(NULL, recv_ok, recv_err, 1),
 			 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(C.cons, recv_ok, NULL, 1),

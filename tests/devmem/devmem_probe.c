@@ -33,16 +33,40 @@ int main(void)
 			return 3;
 		printf("dev %s %s %s %02x:%02x:%02x:%02x:%02x:%02x\n", pci, ib, ifc, mac[0], mac[1], mac[2], mac[3],
 		       mac[4], mac[5]);
+		{
+			uint16_t vhca;
+			uint32_t sf;
+			uint64_t rate;
+			uint8_t reclaim, moder;
+			doca_error_t sf_ret;
+
+			if (doca_devinfo_get_vhca_id(list[i], &vhca) != DOCA_SUCCESS ||
+			    doca_devinfo_get_active_rate(list[i], &rate) != DOCA_SUCCESS ||
+			    doca_devinfo_cap_is_accelerate_resource_reclaim_supported(list[i], &reclaim) !=
+				    DOCA_SUCCESS ||
+			    doca_devinfo_cap_is_notification_moderation_supported(list[i], &moder) != DOCA_SUCCESS)
+				return 3;
+			sf_ret = doca_devinfo_get_sf_index(list[i], &sf);
+			if (sf_ret == DOCA_SUCCESS)
+				printf("  ids vhca=%u sf=%u", vhca, sf);
+			else
+				printf("  ids vhca=%u sf=%s", vhca, doca_error_get_name(sf_ret));
+			printf(" rate=%llu reclaim=%u moderation=%u\n", (unsigned long long)rate, reclaim, moder);
+		}
 		if (doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
 			return 3;
+		printf("  reclaim_call=%s\n", doca_error_get_name(doca_dev_accelerate_resource_reclaim(dev)));
 		ret = doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nr);
 		if (ret == DOCA_SUCCESS) {
 			for (uint32_t j = 0; j < nr; j++) {
 				enum doca_pci_func_type ft;
+				uint16_t vhca = 0;
 
 				doca_devinfo_rep_get_pci_addr_str(reps[j], pci);
 				doca_devinfo_rep_get_pci_func_type(reps[j], &ft);
-				printf("  rep %s type=%d\n", pci, (int)ft);
+				doca_devinfo_rep_get_iface_name(reps[j], ifc, sizeof(ifc));
+				doca_devinfo_rep_get_vhca_id(reps[j], &vhca);
+				printf("  rep %s type=%d iface=%s vhca=%u\n", pci, (int)ft, ifc, vhca);
 			}
 			doca_devinfo_rep_destroy_list(reps);
 		}

@@ -212,6 +212,22 @@ static void broken_files(void **s)
 		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].ipv4: \"1.2.3.256\" is not an IPv4 address"},
 		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [{\"pci\": \"3b:00.0\", \"type\": \"x\"}]}]}}]}",
 		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[0].type: \"x\" is not one of net, emulated"},
+		/* identities */
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"sf_index\": 2}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].sf_index: only a function of func_type \"sf\""},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"func_type\": \"sf\", \"sf_index\": -1}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].sf_index: must be an integer 0..4294967295"},
+		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"vhca_id\": 65536}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].vhca_id: must be an integer 0..65535"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\"}]}, \"host\": {\"functions\": [{\"pci\": "
+		 "\"3b:00.0\", \"vhca_id\": 0}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].vhca_id: vhca_id 0 is already used by 0000:03:00.0"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [{\"pci\": \"3b:00.0\", \"vhca_id\": \"1\"}]}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[0].vhca_id: must be an integer 0..65535"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [{\"pci\": \"3b:00.0\", \"iface\": \"\"}]}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[0].iface: length must be 1..63"},
+		{"{\"caps\": {\"active_rate\": true}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.active_rate: must be a non-negative integer"},
 	};
 	struct run r;
 
@@ -247,6 +263,52 @@ static void broken_files(void **s)
 	expect_in(&r, "doca_caps: failed to list devices");
 }
 
+/* VHCA ids, SF indexes, rates, capabilities and representor names from a file. */
+static void identities_file(void **s)
+{
+	struct run r;
+	const char *path;
+
+	(void)s;
+	path = write_topo("ids.json",
+			  "{\"caps\": {\"active_rate\": 100000000000}, \"cards\": [{"
+			  "\"caps\": {\"accelerate_resource_reclaim_supported\": true},"
+			  "\"dpu\": {\"pfs\": ["
+			  " {\"pci\": \"03:00.0\", \"caps\": {\"notification_moderation_supported\": true},"
+			  "  \"reps\": [\"3b:00.0\", {\"pci\": \"3b:00.2\", \"func_type\": \"vf\"},"
+			  "           {\"pci\": \"3b:00.3\", \"func_type\": \"vf\", \"iface\": \"myrep\", \"vhca_id\": 77},"
+			  "           {\"pci\": \"3b:00.4\", \"func_type\": \"sf\"}]},"
+			  " {\"pci\": \"03:00.1\", \"func_type\": \"sf\", \"sf_index\": 5, \"vhca_id\": 40}]},"
+			  "\"host\": {\"functions\": ["
+			  " {\"pci\": \"3b:00.0\"},"
+			  " {\"pci\": \"3b:00.2\", \"func_type\": \"vf\", \"vhca_id\": 9},"
+			  " {\"pci\": \"3b:00.5\", \"func_type\": \"sf\"}]}}]}");
+	run(&r, path, "%s", probe);
+	assert_int_equal(r.status, 0);
+#ifdef DOCA_ARCH_DPU
+	expect_in(&r, "dev 0000:03:00.0 mlx5_0 p0 ");
+	expect_in(&r, "  ids vhca=0 sf=DOCA_ERROR_NOT_SUPPORTED rate=100000000000 reclaim=1 moderation=1\n"
+		      "  reclaim_call=DOCA_SUCCESS\n");
+	/* host 3b:00.0 is the card's third function (2); 3b:00.2 set to 9 */
+	expect_in(&r, "  rep 0000:3b:00.0 type=0 iface=pf0hpf vhca=2\n");
+	expect_in(&r, "  rep 0000:3b:00.2 type=1 iface=pf0vf0 vhca=9\n");
+	expect_in(&r, "  rep 0000:3b:00.3 type=1 iface=myrep vhca=77\n");
+	/* represents no listed host function */
+	expect_in(&r, "  rep 0000:3b:00.4 type=2 iface=pf0sf0 vhca=1000\n");
+	expect_in(&r, "  ids vhca=40 sf=5 rate=100000000000 reclaim=1 moderation=0\n");
+#else
+	expect_in(&r, "dev 0000:3b:00.0 mlx5_0 ens1f0np0 ");
+	expect_in(&r, "  ids vhca=2 sf=DOCA_ERROR_NOT_SUPPORTED rate=100000000000 reclaim=1 moderation=0\n");
+	expect_in(&r, "  ids vhca=9 sf=DOCA_ERROR_NOT_SUPPORTED ");
+	/* an SF without sf_index: its position in the list */
+	expect_in(&r, "  ids vhca=4 sf=2 rate=");
+#endif
+	/* defaults: 200 Gb/s, no reclaim acceleration */
+	run(&r, NULL, "%s", probe);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, " rate=200000000000 reclaim=0 moderation=0\n  reclaim_call=DOCA_ERROR_NOT_SUPPORTED\n");
+}
+
 static void caps_limit_enforced(void **s)
 {
 	struct run r;
@@ -272,9 +334,9 @@ static void caps_tool(void **s)
 	run(&r, NULL, "%s --version", caps);
 	assert_int_equal(r.status, 0);
 #ifdef DOCA_ARCH_DPU
-	expect_in(&r, "doca_caps version 2.9.0 (softdoca 0.1.0, dpu)\n");
+	expect_in(&r, "doca_caps version 3.3.0 (softdoca 0.1.0, dpu)\n");
 #else
-	expect_in(&r, "doca_caps version 2.9.0 (softdoca 0.1.0, host)\n");
+	expect_in(&r, "doca_caps version 3.3.0 (softdoca 0.1.0, host)\n");
 #endif
 	run(&r, NULL, "%s --list-devs", caps);
 	assert_int_equal(r.status, 0);
@@ -340,6 +402,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(default_topology),
 		cmocka_unit_test(example_file),
 		cmocka_unit_test(broken_files),
+		cmocka_unit_test(identities_file),
 		cmocka_unit_test(caps_limit_enforced),
 		cmocka_unit_test(caps_tool),
 	};

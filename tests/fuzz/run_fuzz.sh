@@ -53,12 +53,12 @@ sed -e "s/@DOCA_VER_MAJOR@/$major/" -e "s/@DOCA_VER_MINOR@/$minor/" -e "s/@DOCA_
 	-e "s/@DOCA_VER_STRING@/\"$api\"/" -e "s/@SOFTDOCA_VERSION@/\"$own\"/" \
 	"$src/include/doca_version.h.in" >"$gen/doca_version.h.tmp"
 mv "$gen/doca_version.h.tmp" "$gen/doca_version.h"
-printf '#pragma once\n#define DOCA_ARCH_HOST 1\n#define SOFTDOCA_FLAVOR "host"\n' >"$gen/doca_build_config.h"
+printf '#pragma once\n#define DOCA_ARCH_HOST\n#define DOCA_ARCH_DPU_BF2 false\n#define SOFTDOCA_FLAVOR "host"\n' >"$gen/doca_build_config.h"
 
 json_cflags=$(pkg-config --cflags json-c)
 json_libs=$(pkg-config --libs json-c)
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cflags="-g -O1 -std=gnu11 -Wall -Wno-unused-parameter $san -I$gen -I$src/include -I$src/src/internal $json_cflags"
+cflags="-g -O1 -std=gnu11 -DDOCA_ALLOW_EXPERIMENTAL_API -Wall -Wno-unused-parameter $san -I$gen -I$src/include -I$src/src/internal $json_cflags"
 
 obj=$out/obj
 mkdir -p "$obj"
@@ -80,12 +80,17 @@ for t in $targets; do
 	fuzz_argp | fuzz_argp_json)
 		if [ -z "$have_argp" ]; then
 			# argp's exit() (after -h / -v) returns into the target instead of ending it
-			compile argp.o "$src/src/argp/argp.c" -Dexit=sd_fuzz_exit
+			argp_objs=""
+			for f in "$src"/src/argp/*.c; do
+				m=argp_$(basename "$f" .c).o
+				compile "$m" "$f" -Dexit=sd_fuzz_exit
+				argp_objs="$argp_objs $obj/$m"
+			done
 			compile fuzz_common.o "$here/fuzz_common.c"
 			have_argp=1
 		fi
 		compile "$t.o" "$here/$t.c"
-		deps="$obj/fuzz_common.o $obj/argp.o"
+		deps="$obj/fuzz_common.o$argp_objs"
 		;;
 	fuzz_topology)
 		# includes topology.c to reach its parser (the loader itself runs once per process)

@@ -1,4 +1,8 @@
-/* doca_argp: API argument checks, a table of argv cases, JSON files, -h/-v in children. */
+/*
+ * doca_argp: API argument checks, a table of argv cases, JSON files, -h/-v in
+ * children, commands (nesting, inherited and hidden flags, usage), singular
+ * flags, the logger callback and the log levels given by the user.
+ */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,8 +149,8 @@ static int group_setup(void **state)
 
 	if (doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), capture_cb, &be) != DOCA_SUCCESS)
 		return -1;
-	/* strict: the --sdk-log-level cases must not silence the capture */
-	if (doca_log_backend_set_level_lower_limit_strict(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+	/* at WARNING, and back there after each case that moves the SDK level */
+	if (doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
 		return -1;
 	return 0;
 }
@@ -212,12 +216,7 @@ static void test_api_bad_args(void **state)
 	assert_int_equal(doca_argp_destroy(), DOCA_ERROR_BAD_STATE);
 	assert_int_equal(doca_argp_register_version_callback(version_cb), DOCA_ERROR_BAD_STATE);
 	assert_int_equal(doca_argp_register_validation_callback(validate_cb), DOCA_ERROR_BAD_STATE);
-	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
-	doca_argp_param_set_short_name(p, "q");
-	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
-	doca_argp_param_set_callback(p, nt_cb);
-	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_BAD_STATE);
-	assert_int_equal(doca_argp_param_destroy(p), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_param_create(&p), DOCA_ERROR_BAD_STATE);
 
 	/* setters ignore NULL without crashing */
 	doca_argp_param_set_short_name(NULL, "x");
@@ -229,33 +228,43 @@ static void test_api_bad_args(void **state)
 	doca_argp_param_set_mandatory(NULL);
 	doca_argp_param_set_cli_only(NULL);
 	doca_argp_param_set_multiplicity(NULL);
+	doca_argp_param_set_singular(NULL);
+	doca_argp_param_set_inherited(NULL);
+	doca_argp_param_set_hidden(NULL);
 
 	assert_int_equal(doca_argp_init(NULL, &c), DOCA_SUCCESS);
 	assert_int_equal(doca_argp_init(NULL, &c), DOCA_ERROR_BAD_STATE);
 	/* incomplete params are refused */
 	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
-	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* no name */
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INITIALIZATION); /* no name */
 	doca_argp_param_set_long_name(p, "thing");
-	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* no callback */
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INITIALIZATION); /* no description */
+	doca_argp_param_set_description(p, "a thing");
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INITIALIZATION); /* no callback */
 	doca_argp_param_set_callback(p, nt_cb);
-	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* no type */
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INITIALIZATION); /* no type */
 	doca_argp_param_set_type(p, (enum doca_argp_type)99);
-	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* bad type ignored */
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INITIALIZATION); /* bad type ignored */
 	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
 	doca_argp_param_set_short_name(p, "h");
 	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* reserved */
 	doca_argp_param_set_short_name(p, "th");
 	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
-	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* twice */
-	assert_int_equal(doca_argp_param_destroy(p), DOCA_ERROR_IN_USE);
+	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_BAD_STATE); /* twice */
+	assert_int_equal(doca_argp_param_destroy(p), DOCA_ERROR_BAD_STATE);
+	/* a registered param is frozen: later setters are ignored */
+	doca_argp_param_set_long_name(p, "renamed");
+	doca_argp_param_set_hidden(p);
 	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
 	doca_argp_param_set_long_name(p, "thing");
+	doca_argp_param_set_description(p, "same name");
 	doca_argp_param_set_callback(p, nt_cb);
 	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
 	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* duplicate name */
 	/* p stays unregistered: doca_argp_destroy frees it */
 	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
 	doca_argp_param_set_long_name(p, "json");
+	doca_argp_param_set_description(p, "reserved");
 	doca_argp_param_set_callback(p, nt_cb);
 	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_STRING);
 	assert_int_equal(doca_argp_register_param(p), DOCA_ERROR_INVALID_VALUE); /* reserved */
@@ -363,6 +372,9 @@ static void run_case(const struct argv_case *tc)
 	}
 	free(err);
 	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	/* the -l/--sdk-log-level case changed the global levels: back to the defaults */
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
 }
 
 static void test_argv_table(void **state)
@@ -371,10 +383,6 @@ static void test_argv_table(void **state)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
-	/* the -l/--sdk-log-level case changed the global levels */
-	assert_int_equal(doca_log_level_get_global_sdk_limit(), 20);
-	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
-	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
 }
 
 static void test_multi_values(void **state)
@@ -589,11 +597,544 @@ static void test_help_version(void **state)
 	assert_non_null(strstr(out, "Usage: doca_dma_local_copy"));
 
 	assert_int_equal(run_child(version, false, out, sizeof(out)), 0);
-	assert_non_null(strstr(out, "doca_dma_local_copy version 2.9.0"));
-	assert_non_null(strstr(out, "DOCA SDK version (Runtime): 2.9.0"));
+	assert_non_null(strstr(out, "doca_dma_local_copy version 3.3.0"));
+	assert_non_null(strstr(out, "DOCA SDK version (Runtime): 3.3.0"));
 	assert_non_null(strstr(out, "softdoca version: "));
 	assert_int_equal(run_child(version_long, true, out, sizeof(out)), 0);
 	assert_string_equal(out, "custom version 7.7\n");
+}
+
+/* ---- commands ---- */
+
+struct ccfg {
+	char trail[128]; /* order of the callbacks: g=get q=quota s=set d=-d l=--limit m=--max p=-p r=-r */
+	char dev[32];
+	int max;
+	int fail_cmd;
+};
+
+static void trail(void *config, char c)
+{
+	struct ccfg *k = config;
+	size_t n = strlen(k->trail);
+
+	if (n + 1 < sizeof(k->trail))
+		k->trail[n] = c;
+}
+
+static doca_error_t c_get(void *config)
+{
+	trail(config, 'g');
+	return ((struct ccfg *)config)->fail_cmd ? DOCA_ERROR_NOT_PERMITTED : DOCA_SUCCESS;
+}
+
+static doca_error_t c_quota(void *config)
+{
+	trail(config, 'q');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t c_set(void *config)
+{
+	trail(config, 's');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t c_secret(void *config)
+{
+	trail(config, 'x');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t f_dev(void *param, void *config)
+{
+	snprintf(((struct ccfg *)config)->dev, sizeof(((struct ccfg *)config)->dev), "%s", (char *)param);
+	trail(config, 'd');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t f_limit(void *param, void *config)
+{
+	trail(config, 'l');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t f_max(void *param, void *config)
+{
+	((struct ccfg *)config)->max = *(int *)param;
+	trail(config, 'm');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t f_p(void *param, void *config)
+{
+	trail(config, 'p');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t f_r(void *param, void *config)
+{
+	trail(config, 'r');
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t f_hid(void *param, void *config)
+{
+	trail(config, 'h');
+	return DOCA_SUCCESS;
+}
+
+static struct doca_argp_param *mk_param(const char *s, const char *l, enum doca_argp_type type,
+					doca_argp_param_cb_t cb, const char *descr)
+{
+	struct doca_argp_param *p;
+
+	assert_int_equal(doca_argp_param_create(&p), DOCA_SUCCESS);
+	if (s != NULL)
+		doca_argp_param_set_short_name(p, s);
+	if (l != NULL)
+		doca_argp_param_set_long_name(p, l);
+	doca_argp_param_set_description(p, descr);
+	doca_argp_param_set_type(p, type);
+	doca_argp_param_set_callback(p, cb);
+	return p;
+}
+
+static struct doca_argp_cmd *mk_cmd(const char *name, const char *descr, doca_argp_cmd_cb_t cb)
+{
+	struct doca_argp_cmd *c;
+
+	assert_int_equal(doca_argp_cmd_create(&c), DOCA_SUCCESS);
+	doca_argp_cmd_set_name(c, name);
+	doca_argp_cmd_set_description(c, descr);
+	if (cb != NULL)
+		doca_argp_cmd_set_callback(c, cb);
+	return c;
+}
+
+/*
+ * prog [-p (inherited)] [-r] [--hid (hidden)]
+ *   get -d <dev> (mandatory) [--limit]
+ *     quota [--max <n>]
+ *   set
+ *   secret (hidden)
+ */
+static void setup_cmds(struct ccfg *k)
+{
+	struct doca_argp_cmd *get, *quota, *set, *secret;
+	struct doca_argp_param *p;
+
+	memset(k, 0, sizeof(*k));
+	assert_int_equal(doca_argp_init("prog", k), DOCA_SUCCESS);
+	p = mk_param("p", "port", DOCA_ARGP_TYPE_INT, f_p, "Port, known in every command");
+	doca_argp_param_set_inherited(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_param(mk_param("r", "root-only", DOCA_ARGP_TYPE_BOOLEAN, f_r,
+							   "Known at the top only")),
+			 DOCA_SUCCESS);
+	p = mk_param(NULL, "hid", DOCA_ARGP_TYPE_BOOLEAN, f_hid, "Never shown in the usage");
+	doca_argp_param_set_hidden(p);
+	assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+
+	quota = mk_cmd("quota", "Show the quota", c_quota);
+	assert_int_equal(doca_argp_cmd_register_param(quota, mk_param(NULL, "max", DOCA_ARGP_TYPE_INT, f_max,
+								       "Largest value")),
+			 DOCA_SUCCESS);
+	get = mk_cmd("get", "Get the configuration", c_get);
+	p = mk_param("d", "device", DOCA_ARGP_TYPE_STRING, f_dev, "Device to query");
+	doca_argp_param_set_mandatory(p);
+	assert_int_equal(doca_argp_cmd_register_param(get, p), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_cmd_register_param(get, mk_param(NULL, "limit", DOCA_ARGP_TYPE_BOOLEAN, f_limit,
+								     "Show the limit")),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_argp_cmd_register_cmd(get, quota), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_cmd(get), DOCA_SUCCESS);
+	set = mk_cmd("set", "Set the configuration", c_set);
+	assert_int_equal(doca_argp_register_cmd(set), DOCA_SUCCESS);
+	secret = mk_cmd("secret", "A command nobody sees", c_secret);
+	doca_argp_cmd_set_hidden(secret);
+	assert_int_equal(doca_argp_register_cmd(secret), DOCA_SUCCESS);
+}
+
+static void test_cmd_bad_args(void **state)
+{
+	struct doca_argp_cmd *c, *d;
+	struct doca_argp_param *p;
+	struct ccfg k;
+	int lvl;
+
+	assert_int_equal(doca_argp_cmd_create(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_cmd_create(&c), DOCA_ERROR_BAD_STATE); /* before init */
+	assert_int_equal(doca_argp_register_cmd(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_cmd_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_cmd_register_param(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_cmd_register_cmd(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_register_logger_callback(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_disable_logger_callback(), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_get_log_level(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_get_sdk_log_level(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_get_log_level(&lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, (int)doca_log_level_get_global_lower_limit());
+	doca_argp_cmd_set_name(NULL, "x");
+	doca_argp_cmd_set_description(NULL, "x");
+	doca_argp_cmd_set_callback(NULL, c_get);
+	doca_argp_cmd_set_hidden(NULL);
+
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(doca_argp_init("prog", &k), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_cmd_create(&c), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_cmd(c), DOCA_ERROR_INITIALIZATION); /* no name */
+	doca_argp_cmd_set_name(c, "get");
+	assert_int_equal(doca_argp_register_cmd(c), DOCA_ERROR_INITIALIZATION); /* no description */
+	doca_argp_cmd_set_description(c, "Get");
+	assert_int_equal(doca_argp_cmd_register_cmd(c, c), DOCA_ERROR_INVALID_VALUE); /* itself */
+	assert_int_equal(doca_argp_register_cmd(c), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_cmd(c), DOCA_ERROR_BAD_STATE); /* twice */
+	assert_int_equal(doca_argp_cmd_destroy(c), DOCA_ERROR_BAD_STATE);
+	/* a registered command is frozen */
+	assert_int_equal(doca_argp_cmd_register_param(c, mk_param(NULL, "late", DOCA_ARGP_TYPE_INT, f_max, "x")),
+			 DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_cmd_create(&d), DOCA_SUCCESS);
+	doca_argp_cmd_set_name(d, "sub");
+	doca_argp_cmd_set_description(d, "Sub");
+	assert_int_equal(doca_argp_cmd_register_cmd(c, d), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_cmd_create(&d), DOCA_SUCCESS);
+	doca_argp_cmd_set_name(d, "get");
+	doca_argp_cmd_set_description(d, "Another get");
+	assert_int_equal(doca_argp_register_cmd(d), DOCA_ERROR_INVALID_VALUE); /* same name at the same level */
+	assert_int_equal(doca_argp_cmd_create(&d), DOCA_SUCCESS);
+	doca_argp_cmd_set_name(d, "-bad");
+	doca_argp_cmd_set_description(d, "Bad name");
+	assert_int_equal(doca_argp_register_cmd(d), DOCA_ERROR_INVALID_VALUE);
+	/* an unregistered command is destroyed with what was registered into it */
+	assert_int_equal(doca_argp_cmd_create(&d), DOCA_SUCCESS);
+	p = mk_param("z", "zed", DOCA_ARGP_TYPE_INT, f_max, "Zed");
+	assert_int_equal(doca_argp_cmd_register_param(d, p), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_cmd_register_param(d, p), DOCA_ERROR_BAD_STATE); /* param twice */
+	assert_int_equal(doca_argp_cmd_create(&c), DOCA_SUCCESS);
+	doca_argp_cmd_set_name(c, "inner");
+	doca_argp_cmd_set_description(c, "Inner");
+	assert_int_equal(doca_argp_cmd_register_cmd(d, c), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_cmd_destroy(d), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_param_destroy(p), DOCA_ERROR_INVALID_VALUE); /* went with d */
+
+	assert_int_equal(doca_argp_register_logger_callback(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_disable_logger_callback(), DOCA_ERROR_BAD_STATE); /* none registered */
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+}
+
+struct cmd_case {
+	const char *args[10];
+	doca_error_t expect;
+	const char *msg;   /* error line substring */
+	const char *trail; /* callback order on success */
+};
+
+static const struct cmd_case ccases[] = {
+	{{"-r", "get", "-d", "mlx5_0", "--limit"}, DOCA_SUCCESS, NULL, "grdl"},
+	{{"get", "-d", "mlx5_0", "-p", "3"}, DOCA_SUCCESS, NULL, "gdp"},      /* inherited flag inside get */
+	{{"-p", "1", "get", "-d", "x"}, DOCA_SUCCESS, NULL, "gpd"},           /* or before it */
+	{{"get", "-d", "x", "quota", "--max", "5", "-p", "2"}, DOCA_SUCCESS, NULL, "gqdmp"},
+	{{"set"}, DOCA_SUCCESS, NULL, "s"},
+	{{}, DOCA_SUCCESS, NULL, ""}, /* no command: the program decides */
+	{{"secret", "--hid"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag --hid", NULL}, /* --hid is the top's */
+	{{"--hid", "secret"}, DOCA_SUCCESS, NULL, "xh"},                   /* hidden ones still work */
+	{{"get", "-d", "x", "-r"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -r", NULL},
+	{{"--limit"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag --limit", NULL},
+	{{"get"}, DOCA_ERROR_INVALID_VALUE, "Missing mandatory flag -d/--device", NULL},
+	{{"set", "-d", "x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -d", NULL},
+	{{"quota"}, DOCA_ERROR_INVALID_VALUE, "Unknown command \"quota\"", NULL},
+	{{"bogus"}, DOCA_ERROR_INVALID_VALUE, "Unknown command \"bogus\"", NULL},
+	{{"set", "extra"}, DOCA_ERROR_INVALID_VALUE, "Unexpected argument \"extra\"", NULL},
+	{{"get", "-d", "x", "-l", "50"}, DOCA_SUCCESS, NULL, "gd"}, /* DOCA flags everywhere */
+};
+
+static void test_commands(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ccases) / sizeof(ccases[0]); i++) {
+		const struct cmd_case *tc = &ccases[i];
+		char *argv[12] = {"prog"};
+		struct capture cap;
+		struct ccfg k;
+		doca_error_t ret;
+		char *err;
+		int argc = 1, n;
+
+		for (n = 0; tc->args[n] != NULL; n++)
+			argv[argc++] = (char *)tc->args[n];
+		setup_cmds(&k);
+		capture_begin(&cap);
+		ret = doca_argp_start(argc, argv);
+		err = capture_end(&cap);
+		if (ret != tc->expect)
+			fail_msg("cmd case %zu: got %s (log: %s)", i, doca_error_get_name(ret), log_all);
+		if (tc->msg != NULL) {
+			if (strstr(log_line, tc->msg) == NULL)
+				fail_msg("cmd case %zu: log line \"%s\" lacks \"%s\"", i, log_line, tc->msg);
+			assert_int_equal(count_substr(log_all, "[ERR]"), 1);
+			assert_non_null(strstr(err, "Usage: prog"));
+		} else if (strcmp(k.trail, tc->trail) != 0) {
+			fail_msg("cmd case %zu: callbacks \"%s\", expected \"%s\"", i, k.trail, tc->trail);
+		}
+		free(err);
+		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	}
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+}
+
+static void test_cmd_callback_error(void **state)
+{
+	char *argv[] = {"prog", "get", "-d", "x", NULL};
+	struct capture cap;
+	struct ccfg k;
+
+	setup_cmds(&k);
+	k.fail_cmd = 1;
+	capture_begin(&cap);
+	assert_int_equal(doca_argp_start(4, argv), DOCA_ERROR_NOT_PERMITTED);
+	free(capture_end(&cap));
+	assert_non_null(strstr(log_line, "Failed to handle command get"));
+	assert_string_equal(k.trail, "g"); /* the flags of a refused command are not handled */
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+}
+
+/* Runs doca_argp_usage() (stdout) after a start with argv; returns the text (caller frees). */
+static char *usage_after(int argc, char **argv)
+{
+	struct ccfg k;
+	FILE *tmp = tmpfile();
+	int saved;
+	long len;
+	char *out;
+
+	assert_non_null(tmp);
+	setup_cmds(&k);
+	assert_int_equal(doca_argp_start(argc, argv), DOCA_SUCCESS);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fileno(tmp), 1);
+	doca_argp_usage();
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	len = lseek(fileno(tmp), 0, SEEK_END);
+	out = calloc(1, (size_t)len + 1);
+	assert_non_null(out);
+	assert_int_equal(pread(fileno(tmp), out, (size_t)len, 0), len);
+	fclose(tmp);
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	return out;
+}
+
+static void test_cmd_usage(void **state)
+{
+	char *top[] = {"prog", NULL};
+	char *get[] = {"prog", "get", "-d", "x", NULL};
+	char *quota[] = {"prog", "get", "-d", "x", "quota", NULL};
+	char *out;
+
+	out = usage_after(1, top);
+	assert_non_null(strstr(out, "Usage: prog [DOCA Flags] [Program Flags] <command>\n"));
+	assert_non_null(strstr(out, "  -p, --port                              Port, known in every command\n"));
+	assert_non_null(strstr(out, "  -r, --root-only"));
+	assert_null(strstr(out, "--hid"));
+	assert_non_null(strstr(out, "\nCommands:\n  get                                     Get the configuration\n"
+				    "  set                                     Set the configuration\n"));
+	assert_null(strstr(out, "secret"));
+	assert_null(strstr(out, "quota"));
+	assert_null(strstr(out, "--device"));
+	free(out);
+
+	out = usage_after(4, get);
+	assert_non_null(strstr(out, "Usage: prog get [DOCA Flags] [Program Flags] <command>\n"));
+	assert_non_null(strstr(out, "  -d, --device                            Device to query (mandatory)\n"));
+	assert_non_null(strstr(out, "  --limit"));
+	assert_non_null(strstr(out, "  -p, --port")); /* inherited */
+	assert_null(strstr(out, "--root-only"));
+	assert_non_null(strstr(out, "  quota                                   Show the quota\n"));
+	assert_non_null(strstr(out, "  -h, --help")); /* the DOCA flags too */
+	free(out);
+
+	out = usage_after(5, quota);
+	assert_non_null(strstr(out, "Usage: prog get quota [DOCA Flags] [Program Flags]\n"));
+	assert_non_null(strstr(out, "  --max"));
+	assert_non_null(strstr(out, "  -p, --port"));
+	assert_null(strstr(out, "--device")); /* get's own flag is not inherited */
+	assert_null(strstr(out, "Commands:"));
+	free(out);
+}
+
+/* -h inside a command prints that command's usage, then exits 0. */
+static void test_cmd_help_child(void **state)
+{
+	int fds[2], status;
+	char out[8192];
+	ssize_t n, total = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *argv[] = {"prog", "get", "--help", NULL};
+		struct ccfg k;
+
+		dup2(fds[1], 1);
+		close(fds[0]);
+		setup_cmds(&k);
+		doca_argp_start(3, argv);
+		_exit(93);
+	}
+	close(fds[1]);
+	while (total < (ssize_t)sizeof(out) - 1 && (n = read(fds[0], out + total, sizeof(out) - 1 - total)) > 0)
+		total += n;
+	out[total] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(out, "Usage: prog get [DOCA Flags] [Program Flags] <command>\n"));
+	assert_non_null(strstr(out, "--device"));
+}
+
+/* ---- singular and hidden flags ---- */
+
+static doca_error_t count_cb(void *param, void *config)
+{
+	(*(int *)config)++;
+	return DOCA_SUCCESS;
+}
+
+static void test_singular_hidden(void **state)
+{
+	static const struct {
+		const char *args[4];
+		doca_error_t expect;
+		const char *msg;
+	} sc[] = {
+		{{"--list"}, DOCA_SUCCESS, NULL},
+		{{"--list", "-l", "50"}, DOCA_SUCCESS, NULL}, /* DOCA flags do not count */
+		{{"--list", "-n", "3"}, DOCA_ERROR_INVALID_VALUE, "Flag --list must be given alone"},
+		{{"-n", "3", "--list"}, DOCA_ERROR_INVALID_VALUE, "Flag --list must be given alone"},
+		{{"--list", "--list"}, DOCA_ERROR_INVALID_VALUE, "Flag --list given more than once"},
+		{{"-n", "3", "--secret-knob"}, DOCA_SUCCESS, NULL},
+		{{"-x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -x"},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+		char *argv[8] = {"prog"};
+		struct doca_argp_param *p;
+		struct capture cap;
+		doca_error_t ret;
+		int count = 0, argc = 1, n;
+		char *err;
+
+		for (n = 0; sc[i].args[n] != NULL; n++)
+			argv[argc++] = (char *)sc[i].args[n];
+		assert_int_equal(doca_argp_init("prog", &count), DOCA_SUCCESS);
+		p = mk_param(NULL, "list", DOCA_ARGP_TYPE_BOOLEAN, count_cb, "List and exit");
+		doca_argp_param_set_singular(p);
+		assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+		assert_int_equal(doca_argp_register_param(mk_param("n", "num", DOCA_ARGP_TYPE_INT, count_cb, "A number")),
+				 DOCA_SUCCESS);
+		p = mk_param(NULL, "secret-knob", DOCA_ARGP_TYPE_BOOLEAN, count_cb, "For developers");
+		doca_argp_param_set_hidden(p);
+		assert_int_equal(doca_argp_register_param(p), DOCA_SUCCESS);
+		capture_begin(&cap);
+		ret = doca_argp_start(argc, argv);
+		err = capture_end(&cap);
+		if (ret != sc[i].expect)
+			fail_msg("singular case %zu: got %s (log: %s)", i, doca_error_get_name(ret), log_all);
+		if (sc[i].msg != NULL) {
+			if (strstr(log_line, sc[i].msg) == NULL)
+				fail_msg("singular case %zu: log line \"%s\" lacks \"%s\"", i, log_line, sc[i].msg);
+			assert_non_null(strstr(err, "  --list"));
+			assert_null(strstr(err, "secret-knob")); /* hidden from the usage */
+		} else {
+			assert_int_equal(count, argc == 2 ? 1 : 2 - (strcmp(argv[2], "-l") == 0));
+		}
+		free(err);
+		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	}
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+}
+
+/* ---- logger callback ---- */
+
+static char logger_seen[512];
+static int logger_calls;
+static enum doca_log_level logger_level;
+
+static doca_error_t logger_cb(enum doca_log_level level, const char *format, va_list args)
+{
+	logger_calls++;
+	logger_level = level;
+	vsnprintf(logger_seen, sizeof(logger_seen), format, args);
+	return DOCA_SUCCESS;
+}
+
+static void test_logger_callback(void **state)
+{
+	char *argv[] = {"prog", "--nope", NULL};
+	struct capture cap;
+	struct cfg c;
+
+	assert_int_equal(doca_argp_register_logger_callback(logger_cb), DOCA_ERROR_BAD_STATE); /* before init */
+	setup_parser("prog", &c, false);
+	assert_int_equal(doca_argp_register_logger_callback(logger_cb), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_register_logger_callback(logger_cb), DOCA_ERROR_ALREADY_EXIST);
+	capture_begin(&cap);
+	assert_int_equal(doca_argp_start(2, argv), DOCA_ERROR_INVALID_VALUE);
+	free(capture_end(&cap));
+	assert_int_equal(logger_calls, 1);
+	assert_int_equal(logger_level, DOCA_LOG_LEVEL_ERROR);
+	assert_string_equal(logger_seen, "Unknown flag --nope");
+	assert_string_equal(log_all, ""); /* not in the SDK log */
+	assert_int_equal(doca_argp_disable_logger_callback(), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_disable_logger_callback(), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+
+	/* disabled: back to the SDK log */
+	setup_parser("prog", &c, false);
+	capture_begin(&cap);
+	assert_int_equal(doca_argp_start(2, argv), DOCA_ERROR_INVALID_VALUE);
+	free(capture_end(&cap));
+	assert_int_equal(logger_calls, 1);
+	assert_non_null(strstr(log_line, "Unknown flag --nope"));
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+}
+
+/* ---- log levels given by the user ---- */
+
+static void test_get_log_levels(void **state)
+{
+	char *plain[] = {"prog", NULL};
+	char *given[] = {"prog", "-l", "60", "--sdk-log-level", "30", NULL};
+	struct cfg c;
+	int lvl;
+
+	setup_parser("prog", &c, false);
+	assert_int_equal(doca_argp_start(1, plain), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_get_log_level(&lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, (int)doca_log_level_get_global_lower_limit());
+	assert_int_equal(doca_argp_get_sdk_log_level(&lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, (int)doca_log_level_get_global_sdk_limit());
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+
+	setup_parser("prog", &c, false);
+	assert_int_equal(doca_argp_start(5, given), DOCA_SUCCESS);
+	assert_int_equal(doca_argp_get_log_level(&lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, 60);
+	assert_int_equal(doca_argp_get_sdk_log_level(&lvl), DOCA_SUCCESS);
+	assert_int_equal(lvl, 30);
+	assert_int_equal(doca_log_level_get_global_lower_limit(), 60);
+	assert_int_equal(doca_log_level_get_global_sdk_limit(), 30);
+	assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
 }
 
 int main(void)
@@ -605,6 +1146,14 @@ int main(void)
 		cmocka_unit_test(test_json_cases),
 		cmocka_unit_test(test_json_not_regular),
 		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_cmd_bad_args),
+		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_cmd_callback_error),
+		cmocka_unit_test(test_cmd_usage),
+		cmocka_unit_test(test_cmd_help_child),
+		cmocka_unit_test(test_singular_hidden),
+		cmocka_unit_test(test_logger_callback),
+		cmocka_unit_test(test_get_log_levels),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -1,4 +1,4 @@
-/* doca_log: argument checks, line layout, filtering, app/SDK split, rate limit, threads. */
+/* doca_log: argument checks, line layout, filtering, strict limits, app/SDK split, macro forms, threads. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <regex.h>
@@ -59,10 +59,16 @@ static char *sink_read(struct sink *s)
 	return buf;
 }
 
+/* Backends cannot be destroyed: silence one for good (a strict DISABLE never rises again). */
+static void silence(struct doca_log_backend *be)
+{
+	assert_int_equal(doca_log_backend_set_level_lower_limit(be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(be), DOCA_SUCCESS);
+}
+
 static void sink_close(struct sink *s)
 {
-	/* backends cannot be destroyed: silence it for good before closing its fd */
-	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(s->be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	silence(s->be);
 	fclose(s->f);
 }
 
@@ -161,7 +167,7 @@ static void test_standard_backend(void **state)
 static void test_bad_args(void **state)
 {
 	struct doca_log_backend *be = NULL;
-	uint32_t lvl;
+	char *out;
 	int src;
 	char b[16];
 	struct sink s;
@@ -182,10 +188,9 @@ static void test_bad_args(void **state)
 
 	assert_int_equal(doca_log_backend_set_level_lower_limit(NULL, 50), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_backend_set_level_upper_limit(NULL, 50), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(NULL, 50), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_log_backend_set_level_upper_limit_strict(NULL, 50), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log_backend_set_level_upper_limit_strict(NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_backend_set_sdk_level(NULL, 50), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_log_backend_get_sdk_level(NULL, &lvl), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_level_set_global_lower_limit(5), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_level_set_global_lower_limit(71), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_level_set_global_upper_limit(0), DOCA_ERROR_INVALID_VALUE);
@@ -194,25 +199,33 @@ static void test_bad_args(void **state)
 	assert_int_equal(doca_log_register_source("X", NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_unregister_source(-1), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_unregister_source(100000), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(priv_doca_log_rate_bucket_register(0, NULL), DOCA_ERROR_INVALID_VALUE);
 
 	/* levels on a real backend; SDK-only calls refuse an application backend */
 	sink_open(&s, false);
 	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, 9), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_backend_set_level_upper_limit(s.be, 80), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_log_backend_set_sdk_level(s.be, 50), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_log_backend_get_sdk_level(s.be, &lvl), DOCA_ERROR_INVALID_VALUE);
 	sink_close(&s);
 	sink_open(&s, true);
-	assert_int_equal(doca_log_backend_get_sdk_level(s.be, NULL), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_log_backend_get_sdk_level(s.be, &lvl), DOCA_SUCCESS);
-	assert_int_equal(lvl, DOCA_LOG_LEVEL_WARNING);
+	assert_int_equal(doca_log_backend_set_sdk_level(s.be, 71), DOCA_ERROR_INVALID_VALUE);
 	sink_close(&s);
 
-	/* logging with odd input must not crash */
-	priv_doca_log_developer(DOCA_LOG_LEVEL_ERROR, -5, NULL, 0, NULL, "no file");
-	priv_doca_log_developer(DOCA_LOG_LEVEL_ERROR, 0, "x.c", 1, "f", NULL);
-	priv_doca_log_developer(12345, 0, "x.c", 1, "f", "odd level");
+	/* doca_log itself: odd input is refused or tolerated, never a crash */
+	sink_open(&s, false);
+	assert_int_equal(doca_log(DOCA_LOG_LEVEL_ERROR, -5, NULL, 0, NULL, "no file"), DOCA_SUCCESS);
+	assert_int_equal(doca_log(DOCA_LOG_LEVEL_ERROR, 0, "x.c", 1, "f", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log(12345, 0, "x.c", 1, "f", "odd level"), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log(DOCA_LOG_LEVEL_DISABLE, 0, "x.c", 1, "f", "not a message level"),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_log(DOCA_LOG_LEVEL_WARNING, log_source, "dir/y.c", 7, "g", "direct %d", 3), DOCA_SUCCESS);
+	out = sink_read(&s);
+	assert_non_null(strstr(out, "[DOCA][ERR][?:0][?] no file\n"));
+	assert_non_null(strstr(out, "[DOCA][WRN][y.c:7][g] direct 3\n"));
+	assert_null(strstr(out, "odd level"));
+	assert_null(strstr(out, "not a message level"));
+	assert_int_equal(count_lines(out, NULL), 2);
+	free(out);
+	sink_close(&s);
 }
 
 static void test_line_format(void **state)
@@ -280,8 +293,8 @@ static void test_level_filtering(void **state)
 	assert_null(strstr(out, "m-dbg"));
 	free(out);
 
-	/* the global lower limit moves non-strict backends, not strict ones */
-	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(a.be, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	/* the global lower limit moves non-strict backends; a strict one may not get more verbose */
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(a.be), DOCA_SUCCESS);
 	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_TRACE), DOCA_SUCCESS);
 	assert_int_equal(doca_log_level_get_global_lower_limit(), DOCA_LOG_LEVEL_TRACE);
 	DOCA_LOG_TRC("n-trc");
@@ -294,6 +307,10 @@ static void test_level_filtering(void **state)
 	free(out);
 	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
 	assert_int_equal(doca_log_level_set_global_upper_limit(DOCA_LOG_LEVEL_CRIT), DOCA_SUCCESS);
+	DOCA_LOG_INFO("p-info");
+	out = sink_read(&a);
+	assert_null(strstr(out, "p-info")); /* the global INFO did not reach it either */
+	free(out);
 	assert_int_equal(doca_log_level_get_global_upper_limit(), DOCA_LOG_LEVEL_CRIT);
 
 	/* DISABLE silences everything */
@@ -309,7 +326,6 @@ static void test_level_filtering(void **state)
 static void test_app_sdk_separation(void **state)
 {
 	struct sink app, sdk;
-	uint32_t lvl;
 	char *out;
 
 	sink_open(&app, false);
@@ -330,8 +346,6 @@ static void test_app_sdk_separation(void **state)
 	free(out);
 
 	assert_int_equal(doca_log_backend_set_sdk_level(sdk.be, DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
-	assert_int_equal(doca_log_backend_get_sdk_level(sdk.be, &lvl), DOCA_SUCCESS);
-	assert_int_equal(lvl, DOCA_LOG_LEVEL_DEBUG);
 	assert_true(sd_log_sdk_enabled(DOCA_LOG_LEVEL_DEBUG));
 	SD_LOG_DBG("sdk-debug-shown");
 	out = sink_read(&sdk);
@@ -346,32 +360,6 @@ static void test_app_sdk_separation(void **state)
 	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
 	sink_close(&app);
 	sink_close(&sdk);
-}
-
-static void rate_burst(int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		DOCA_LOG_RATE_LIMIT_INFO("rate %d", i);
-}
-
-static void test_rate_limit(void **state)
-{
-	struct sink s;
-	char *out;
-
-	sink_open(&s, false);
-	rate_burst(50);
-	out = sink_read(&s);
-	assert_int_equal(count_lines(out, "rate "), SOFTDOCA_LOG_RATE_BURST);
-	free(out);
-	usleep((SOFTDOCA_LOG_RATE_PERIOD_MS + 100) * 1000);
-	rate_burst(3);
-	out = sink_read(&s);
-	assert_int_equal(count_lines(out, "rate "), SOFTDOCA_LOG_RATE_BURST + 3);
-	free(out);
-	sink_close(&s);
 }
 
 #define NTHREADS 4
@@ -440,7 +428,7 @@ static void test_buf_backend(void **state)
 	assert_int_equal(buf_calls, 1);
 	assert_int_equal(strlen(buf_seen), sizeof(small) - 1); /* truncated to capacity */
 	assert_non_null(strstr(buf_seen, "[DOCA][INF]"));
-	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	silence(be);
 	DOCA_LOG_INFO("not to buffer");
 	assert_int_equal(buf_calls, 1);
 }
@@ -462,7 +450,7 @@ static void test_reentrant_callback(void **state)
 	DOCA_LOG_WARN("outer");
 	assert_int_equal(reentrant_calls, 1); /* the inner message is dropped, no deadlock */
 	assert_non_null(strstr(small, "outer"));
-	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(be, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
+	silence(be);
 }
 
 static void test_sources(void **state)
@@ -477,6 +465,144 @@ static void test_sources(void **state)
 	assert_int_equal(doca_log_unregister_source(b), DOCA_SUCCESS);
 }
 
+static void test_strict_limits(void **state)
+{
+	struct sink s, sdk;
+	char *out;
+
+	/* lower: pinned at DEBUG, may narrow and come back, never beyond DEBUG */
+	sink_open(&s, false);
+	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(s.be), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, DOCA_LOG_LEVEL_TRACE), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_TRACE), DOCA_SUCCESS);
+	DOCA_LOG_TRC("s-trc");
+	DOCA_LOG_DBG("s-dbg");
+	out = sink_read(&s);
+	assert_null(strstr(out, "s-trc"));
+	assert_non_null(strstr(out, "s-dbg"));
+	free(out);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+	DOCA_LOG_DBG("t-dbg"); /* the global narrowing did apply */
+	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	DOCA_LOG_INFO("t-info");
+	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
+	DOCA_LOG_DBG("u-dbg");
+	out = sink_read(&s);
+	assert_null(strstr(out, "t-dbg"));
+	assert_null(strstr(out, "t-info"));
+	assert_non_null(strstr(out, "u-dbg"));
+	free(out);
+
+	/* upper: pinned at ERROR, CRIT stays out whatever is asked */
+	assert_int_equal(doca_log_backend_set_level_upper_limit(s.be, DOCA_LOG_LEVEL_ERROR), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_upper_limit_strict(s.be), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_upper_limit(s.be, DOCA_LOG_LEVEL_CRIT), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_log_level_set_global_upper_limit(DOCA_LOG_LEVEL_CRIT), DOCA_SUCCESS);
+	DOCA_LOG_CRIT("v-crit");
+	DOCA_LOG_ERR("v-err");
+	assert_int_equal(doca_log_backend_set_level_upper_limit(s.be, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	DOCA_LOG_ERR("w-err");
+	DOCA_LOG_WARN("w-warn");
+	out = sink_read(&s);
+	assert_null(strstr(out, "v-crit"));
+	assert_non_null(strstr(out, "v-err"));
+	assert_null(strstr(out, "w-err"));
+	assert_non_null(strstr(out, "w-warn"));
+	free(out);
+	sink_close(&s);
+
+	/* an SDK backend's level is its lower limit: strict holds it against the global SDK limit */
+	sink_open(&sdk, true);
+	assert_int_equal(doca_log_backend_set_sdk_level(sdk.be, DOCA_LOG_LEVEL_ERROR), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(sdk.be), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_sdk_level(sdk.be, DOCA_LOG_LEVEL_DEBUG), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
+	assert_false(sd_log_sdk_enabled(DOCA_LOG_LEVEL_WARNING));
+	SD_LOG_WARN("sdk-warn-kept-out");
+	SD_LOG_ERR("sdk-err-in");
+	out = sink_read(&sdk);
+	assert_null(strstr(out, "sdk-warn-kept-out"));
+	assert_non_null(strstr(out, "sdk-err-in"));
+	free(out);
+	assert_int_equal(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	sink_close(&sdk);
+}
+
+/* log_forms_*.c: the macros where programs put them (see there). */
+int sd_test_forms_a(int n);
+int sd_test_forms_b(int n, int *evaluated);
+int sd_test_forms_a_ctor_registered(void);
+int sd_test_abi_log(const char *msg);
+
+static void test_macro_forms(void **state)
+{
+	struct sink s;
+	char *out;
+
+	sink_open(&s, false);
+	assert_int_equal(doca_log_backend_set_level_lower_limit(s.be, DOCA_LOG_LEVEL_TRACE), DOCA_SUCCESS);
+	assert_true(sd_test_forms_a_ctor_registered());
+	assert_int_equal(sd_test_forms_a(1), 0);
+	assert_int_equal(sd_test_forms_a(2), 0);
+	out = sink_read(&s);
+	assert_non_null(strstr(out, "][log_forms_a.c:"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] if-branch 1\n"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] else-branch 2\n"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] after label 1\n"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] loop 0\n"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] case 2\n"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] as expression\n"));
+	assert_non_null(strstr(out, "[WRN][log_forms_a.c:"));
+	assert_non_null(strstr(out, "[sd_test_forms_a] generic DOCA_LOG\n"));
+	assert_non_null(strstr(out, "[TRC][log_forms_a.c:"));
+	assert_non_null(strstr(out, "[CRT][log_forms_a.c:"));
+	assert_non_null(strstr(out, "[DBG][log_forms_a.c:"));
+	free(out);
+	sink_close(&s);
+}
+
+static void test_trace_disabled(void **state)
+{
+	struct sink s;
+	char *out;
+	int evaluated = 0;
+
+	sink_open(&s, false);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_TRACE), DOCA_SUCCESS);
+	assert_int_equal(sd_test_forms_b(3, &evaluated), 0);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+	assert_int_equal(evaluated, 0); /* DOCA_LOG_TRC's arguments are not evaluated without ALLOW_TRACE */
+	out = sink_read(&s);
+	assert_null(strstr(out, "[TRC]"));
+	assert_non_null(strstr(out, "][log_forms_b.c:"));
+	assert_non_null(strstr(out, "[sd_test_forms_b] b-info 3\n"));
+	assert_non_null(strstr(out, "[sd_test_forms_b] b-dbg 3\n"));
+	free(out);
+	sink_close(&s);
+}
+
+/* DOCA 3.x macros expand to doca_log() and doca_log_register_source(): those symbols exist, with that type. */
+_Static_assert(__builtin_types_compatible_p(__typeof__(doca_log),
+					    doca_error_t(uint32_t, int, const char *, int, const char *, const char *, ...)),
+	       "doca_log has DOCA's signature");
+_Static_assert(__builtin_types_compatible_p(__typeof__(doca_log_register_source), doca_error_t(const char *, int *)),
+	       "doca_log_register_source has DOCA's signature");
+
+static void test_doca_abi(void **state)
+{
+	struct sink s;
+	char *out;
+
+	sink_open(&s, false);
+	assert_int_equal(sd_test_abi_log("through the bare symbols"), 0);
+	out = sink_read(&s);
+	assert_non_null(strstr(out, "[DOCA][ERR][log_abi.c:"));
+	assert_non_null(strstr(out, "through the bare symbols\n"));
+	free(out);
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,7 +612,10 @@ int main(void)
 		cmocka_unit_test(test_line_format),
 		cmocka_unit_test(test_level_filtering),
 		cmocka_unit_test(test_app_sdk_separation),
-		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_strict_limits),
+		cmocka_unit_test(test_macro_forms),
+		cmocka_unit_test(test_trace_disabled),
+		cmocka_unit_test(test_doca_abi),
 		cmocka_unit_test(test_threads_whole_lines),
 		cmocka_unit_test(test_buf_backend),
 		cmocka_unit_test(test_reentrant_callback),

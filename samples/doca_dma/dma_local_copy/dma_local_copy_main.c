@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include <doca_argp.h>
-#include <doca_build_config.h>
 #include <doca_error.h>
 #include <doca_log.h>
 

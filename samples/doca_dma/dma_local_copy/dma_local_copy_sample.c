@@ -199,6 +199,7 @@ doca_error_t dma_local_copy(struct dma_config *dma_conf, char *dst_buffer, char 
 		return err;
 	}
 
+#ifdef SOFTDOCA_EXT_RANGE_PROFILING
 	if (dma_conf->max_num_ranges > 0) {
 		err = doca_ctx_profiler_set_max_nranges(state->ctx, dma_conf->max_num_ranges);
 		if (err == DOCA_ERROR_NOT_SUPPORTED) {
@@ -209,6 +210,12 @@ doca_error_t dma_local_copy(struct dma_config *dma_conf, char *dst_buffer, char 
 			goto destroy_resources;
 		}
 	}
+#else
+	if (dma_conf->max_num_ranges > 0) {
+		DOCA_LOG_WARN("Range profiling is not supported by this DOCA: continuing without it");
+		dma_conf->max_num_ranges = 0;
+	}
+#endif
 
 	err = doca_pe_connect_ctx(state->pe, state->ctx);
 	if (err != DOCA_SUCCESS) {
@@ -250,9 +257,11 @@ doca_error_t dma_local_copy(struct dma_config *dma_conf, char *dst_buffer, char 
 			break;
 		}
 		task = doca_dma_task_memcpy_as_task(dma_tasks[i]);
+#ifdef SOFTDOCA_EXT_RANGE_PROFILING
 		if (dma_conf->max_num_ranges > 0)
 			err = doca_task_submit_ex(task, DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED);
 		else
+#endif
 			err = doca_task_submit(task);
 		if (err != DOCA_SUCCESS) {
 			DOCA_LOG_ERR("Failed to submit DMA memcpy task %u: %s", i, doca_error_get_descr(err));
