@@ -78,81 +78,9 @@ struct sd_cell {
 	uint64_t ino, dev;
 };
 
-static uint64_t fnv1a(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static uint64_t desc_checksum(const struct sd_cell_desc *d)
 {
-	return fnv1a(d, offsetof(struct sd_cell_desc, checksum));
-}
-
-/* Start time and owner of a live (non-zombie) process; NOT_FOUND if none. */
-static doca_error_t proc_identity(pid_t pid, uint64_t *start_time, uid_t *uid)
-{
-	char path[64], buf[1024];
-	struct stat st;
-	ssize_t n;
-	char *p;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_OPERATING_SYSTEM;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return DOCA_ERROR_NOT_FOUND;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (p == NULL || p[1] != ' ')
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	p += 2;
-	if (*p == 'Z' || *p == 'X')
-		return DOCA_ERROR_NOT_FOUND;
-	for (field = 3; field < 22 && p != NULL; field++) {
-		p = strchr(p, ' ');
-		if (p != NULL)
-			p++;
-	}
-	if (p == NULL)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	*start_time = strtoull(p, NULL, 10);
-	if (uid != NULL)
-		*uid = st.st_uid;
-	return DOCA_SUCCESS;
-}
-
-static bool pci_plausible(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-
-	if (n == 0 || n >= cap)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' ||
-		      c == '.'))
-			return false;
-	}
-	for (size_t i = n; i < cap; i++)
-		if (s[i] != '\0')
-			return false;
-	return true;
+	return sd_fnv1a(d, offsetof(struct sd_cell_desc, checksum));
 }
 
 doca_error_t sd_cell_create(struct sd_cell **out)
@@ -219,9 +147,9 @@ doca_error_t sd_cell_export(struct sd_cell *c, uint32_t card, enum sd_side side,
 	if (strlen(pci_addr) >= sizeof(d.pci))
 		return DOCA_ERROR_INVALID_VALUE;
 	memcpy(d.pci, pci_addr, strlen(pci_addr));
-	if (!pci_plausible(d.pci, sizeof(d.pci)))
+	if (!sd_pci_plausible(d.pci, sizeof(d.pci)))
 		return DOCA_ERROR_INVALID_VALUE;
-	if (proc_identity(getpid(), &start, NULL) != DOCA_SUCCESS) {
+	if (sd_proc_identity(getpid(), &start, NULL) != DOCA_SUCCESS) {
 		SD_LOG_ERR("sync event export: cannot read this process's start time from /proc");
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
@@ -278,7 +206,7 @@ static doca_error_t desc_check(const void *desc, size_t desc_len, struct sd_cell
 		why = "pid";
 	else if (d->fd < 0 || d->fd >= FD_MAX)
 		why = "descriptor number";
-	else if (!pci_plausible(d->pci, sizeof(d->pci)))
+	else if (!sd_pci_plausible(d->pci, sizeof(d->pci)))
 		why = "PCI address";
 	if (why != NULL) {
 		SD_LOG_ERR("sync event import: malformed export data (%s)", why);
@@ -342,7 +270,7 @@ static void claim_slot(struct sd_cell *c)
 	uint64_t start;
 
 	c->slot = -1;
-	if (proc_identity(getpid(), &start, NULL) != DOCA_SUCCESS || start == 0)
+	if (sd_proc_identity(getpid(), &start, NULL) != DOCA_SUCCESS || start == 0)
 		return;
 	for (int i = 0; i < CELL_SLOTS; i++) {
 		uint32_t zero = 0;
@@ -384,7 +312,7 @@ doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card,
 			   sd_side_name((enum sd_side)d.side));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	err = proc_identity((pid_t)d.pid, &start, &uid);
+	err = sd_proc_identity((pid_t)d.pid, &start, &uid);
 	if (err == DOCA_ERROR_NOT_FOUND || (err == DOCA_SUCCESS && start != d.start_time)) {
 		SD_LOG_ERR("sync event import: exporter process %u has exited", d.pid);
 		return DOCA_ERROR_NOT_FOUND;
@@ -417,7 +345,7 @@ doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card,
 		return DOCA_ERROR_NOT_FOUND;
 	}
 	/* The pid might have been recycled since the first check. */
-	if (proc_identity((pid_t)d.pid, &start, NULL) != DOCA_SUCCESS || start != d.start_time) {
+	if (sd_proc_identity((pid_t)d.pid, &start, NULL) != DOCA_SUCCESS || start != d.start_time) {
 		SD_LOG_ERR("sync event import: exporter process %u has exited", d.pid);
 		munmap(page, CELL_PAGE);
 		return DOCA_ERROR_NOT_FOUND;
@@ -470,7 +398,7 @@ doca_error_t sd_cell_peer_check(struct sd_cell *c)
 	if (!c->exporter) {
 		if (sd_cell_revoked_check(c) != DOCA_SUCCESS)
 			return report(c, DOCA_ERROR_NOT_FOUND, c->peer_pid);
-		if (proc_identity((pid_t)c->peer_pid, &start, NULL) != DOCA_SUCCESS || start != c->peer_start)
+		if (sd_proc_identity((pid_t)c->peer_pid, &start, NULL) != DOCA_SUCCESS || start != c->peer_start)
 			return report(c, DOCA_ERROR_CONNECTION_RESET, c->peer_pid);
 		return DOCA_SUCCESS;
 	}
@@ -480,7 +408,7 @@ doca_error_t sd_cell_peer_check(struct sd_cell *c)
 
 		if (pid == 0 || want == 0 || pid > INT_MAX)
 			continue;
-		if (proc_identity((pid_t)pid, &start, NULL) != DOCA_SUCCESS || start != want) {
+		if (sd_proc_identity((pid_t)pid, &start, NULL) != DOCA_SUCCESS || start != want) {
 			/* Re-read: a clean detach may have raced with the check. */
 			if (__atomic_load_n(&c->page->slots[i].pid, __ATOMIC_ACQUIRE) != pid ||
 			    __atomic_load_n(&c->page->slots[i].start_time, __ATOMIC_ACQUIRE) != want)

@@ -88,57 +88,7 @@ struct sd_remote {
 
 uint64_t sd_remote_desc_checksum(const struct sd_remote_desc *d)
 {
-	const uint8_t *p = (const uint8_t *)d;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < offsetof(struct sd_remote_desc, checksum); i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* Start time (field 22 of /proc/<pid>/stat) and owner of a live process.
- * NOT_FOUND if there is no such process or it is a zombie. */
-static doca_error_t proc_identity(pid_t pid, uint64_t *start_time, uid_t *uid)
-{
-	char path[64], buf[1024];
-	struct stat st;
-	ssize_t n;
-	char *p;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_OPERATING_SYSTEM;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return DOCA_ERROR_NOT_FOUND;
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: skip to the last ')'. */
-	p = strrchr(buf, ')');
-	if (p == NULL || p[1] != ' ')
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	p += 2; /* field 3, the state */
-	if (*p == 'Z' || *p == 'X')
-		return DOCA_ERROR_NOT_FOUND;
-	for (field = 3; field < 22 && p != NULL; field++) {
-		p = strchr(p, ' ');
-		if (p != NULL)
-			p++;
-	}
-	if (p == NULL)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	*start_time = strtoull(p, NULL, 10);
-	if (uid != NULL)
-		*uid = st.st_uid;
-	return DOCA_SUCCESS;
+	return sd_fnv1a(d, offsetof(struct sd_remote_desc, checksum));
 }
 
 static int yama_scope(void)
@@ -185,25 +135,6 @@ static void export_hint_hugepages(void *addr, size_t len)
 		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 }
 
-static bool pci_plausible(const char *s, size_t cap)
-{
-	size_t n = strnlen(s, cap);
-
-	if (n == 0 || n >= cap)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' ||
-		      c == '.'))
-			return false;
-	}
-	for (size_t i = n; i < cap; i++)
-		if (s[i] != '\0')
-			return false;
-	return true;
-}
-
 doca_error_t sd_remote_export(void *addr, size_t len, uint32_t access, uint32_t card, enum sd_side side,
 			      const char *pci_addr, void **desc, size_t *desc_len)
 {
@@ -238,11 +169,11 @@ doca_error_t sd_remote_export(void *addr, size_t len, uint32_t access, uint32_t 
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	memcpy(pci, pci_addr, strlen(pci_addr));
-	if (!pci_plausible(pci, sizeof(pci))) {
+	if (!sd_pci_plausible(pci, sizeof(pci))) {
 		SD_LOG_ERR("export: '%s' is not a PCI address", pci_addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	err = proc_identity(getpid(), &start, NULL);
+	err = sd_proc_identity(getpid(), &start, NULL);
 	if (err != DOCA_SUCCESS) {
 		SD_LOG_ERR("export: cannot read this process's start time from /proc");
 		return DOCA_ERROR_OPERATING_SYSTEM;
@@ -408,7 +339,7 @@ static doca_error_t open_proc_mem(struct sd_remote *r)
 		return e == EACCES || e == EPERM ? DOCA_ERROR_NOT_PERMITTED : DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	/* The pid may have been recycled between the identity check and open(). */
-	if (proc_identity(pid, &start, NULL) != DOCA_SUCCESS || start != r->desc.start_time) {
+	if (sd_proc_identity(pid, &start, NULL) != DOCA_SUCCESS || start != r->desc.start_time) {
 		SD_LOG_ERR("import: exporter process %d has exited", (int)pid);
 		return DOCA_ERROR_NOT_FOUND;
 	}
@@ -430,7 +361,7 @@ static doca_error_t check_record(const struct sd_remote *r, bool importing)
 
 		if (e == EPERM || e == EACCES || e == ENOSYS)
 			return errno_error(e); /* the caller decides about the fallback */
-		if (e != ESRCH && proc_identity(pid, &start, NULL) == DOCA_SUCCESS && start == r->desc.start_time) {
+		if (e != ESRCH && sd_proc_identity(pid, &start, NULL) == DOCA_SUCCESS && start == r->desc.start_time) {
 			SD_LOG_ERR("%s: process %d holds no export at 0x%" PRIx64 " (forged descriptor, or the "
 				   "export was destroyed)",
 				   importing ? "import" : "remote access", (int)pid, r->desc.record);
@@ -444,7 +375,7 @@ static doca_error_t check_record(const struct sd_remote *r, bool importing)
 		return err;
 	/* A pid now naming another process also lands here (PVM only). */
 	if (r->mech == MECH_PVM &&
-	    (proc_identity(pid, &start, NULL) != DOCA_SUCCESS || start != r->desc.start_time)) {
+	    (sd_proc_identity(pid, &start, NULL) != DOCA_SUCCESS || start != r->desc.start_time)) {
 		SD_LOG_ERR("%s: exporter process %d has exited", importing ? "import" : "remote access", (int)pid);
 		return importing ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_CONNECTION_RESET;
 	}
@@ -498,7 +429,7 @@ static doca_error_t desc_check(const void *desc, size_t desc_len, struct sd_remo
 		why = "range";
 	else if (d->record == 0 || d->record > (uint64_t)INT64_MAX - sizeof(struct sd_remote_record))
 		why = "record";
-	else if (!pci_plausible(d->pci, sizeof(d->pci)))
+	else if (!sd_pci_plausible(d->pci, sizeof(d->pci)))
 		why = "PCI address";
 	if (why != NULL) {
 		SD_LOG_ERR("import: malformed descriptor (%s)", why);
@@ -532,7 +463,7 @@ doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_car
 			   d.side == SD_SIDE_HOST ? "host" : "dpu");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	err = proc_identity((pid_t)d.pid, &start, &uid);
+	err = sd_proc_identity((pid_t)d.pid, &start, &uid);
 	if (err == DOCA_ERROR_NOT_FOUND || (err == DOCA_SUCCESS && start != d.start_time)) {
 		SD_LOG_ERR("import: exporter process %u has exited%s", d.pid,
 			   err == DOCA_SUCCESS ? " (its pid now names another process)" : "");

@@ -61,6 +61,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <doca_error.h>
 
@@ -110,6 +111,18 @@ _Static_assert(__builtin_offsetof(struct sd_remote_desc, checksum) == 88, "check
 
 /* FNV-1a 64 over the descriptor's bytes before `checksum`. */
 uint64_t sd_remote_desc_checksum(const struct sd_remote_desc *d);
+
+/* ---- helpers shared by every descriptor that crosses the link ----------- */
+
+/* Start time (field 22 of /proc/<pid>/stat) and owner (uid may be NULL) of a
+ * live process; NOT_FOUND if there is none or it is a zombie. */
+doca_error_t sd_proc_identity(pid_t pid, uint64_t *start_time, uid_t *uid);
+/* A peer-supplied PCI address field: 1..cap-1 hex digits, ':' and '.', the
+ * rest of the field zero. */
+bool sd_pci_plausible(const char *s, size_t cap);
+/* FNV-1a 64 of n bytes: the descriptors' checksum (not a MAC: the token and
+ * the exporter's record carry the trust). */
+uint64_t sd_fnv1a(const void *p, size_t n);
 
 /* ---- exporter side ------------------------------------------------------ */
 
