@@ -69,11 +69,14 @@
  *   values are applied before command-line ones, so the command line wins.
  *
  * Errors (softdoca never exits on an error)
- *   Unknown flag or command, missing value, repeated flag, bad integer,
- *   missing mandatory flag, singular flag not alone, unreadable/malformed
- *   JSON, wrong JSON type: one error event, then the usage text on stderr,
- *   and doca_argp_start returns DOCA_ERROR_INVALID_VALUE. A callback's (or
- *   the validation callback's) own error is reported and returned as is.
+ *   A flag the program did not register (on the command line or as a key
+ *   of the JSON file's flag objects): one error event, the usage text on
+ *   stderr, and doca_argp_start returns DOCA_ERROR_NOT_SUPPORTED, as DOCA
+ *   documents for an unsupported program flag. Unknown command or stray
+ *   argument, missing value, repeated flag, bad integer, missing mandatory
+ *   flag, singular flag not alone, unreadable/malformed JSON, wrong JSON
+ *   type: the same, with DOCA_ERROR_INVALID_VALUE. A callback's (or the
+ *   validation callback's) own error is reported and returned as is.
  *   Error events go through the SDK log, or to the logger callback while
  *   one is registered (doca_argp_register_logger_callback).
  *   -h prints the usage on stdout and exits 0; -v calls the version callback

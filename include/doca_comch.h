@@ -43,6 +43,10 @@
  *           DOCA_ERROR_IN_PROGRESS; the context is STARTING until the server
  *           accepted it, then RUNNING) -> doca_comch_client_get_connection
  *           -> ... -> doca_ctx_stop -> doca_comch_client_destroy
+ *   The doca_pe_progress that makes the client RUNNING delivers no event of
+ *   its connection: what the server sent right after accepting it (a
+ *   message, a consumer announcement) comes with the next call, once the
+ *   program has taken the connection and set its user data.
  *   The server must be started before the client can connect; a client
  *   started first keeps trying quietly, and after 3 s (then every 10 s)
  *   logs an SDK warning naming the server and address it waits for

@@ -16,10 +16,18 @@
  * Call order:
  *   doca_comch_consumer_create(connection, mmap) -> doca_comch_consumer_as_ctx
  *   -> doca_pe_connect_ctx -> doca_comch_consumer_task_post_recv_set_conf
- *   [-> doca_comch_consumer_set_imm_data_len] -> doca_ctx_start (RUNNING at
- *   once) -> post_recv_alloc_init + doca_task_submit per buffer ->
+ *   [-> doca_comch_consumer_set_imm_data_len] -> doca_ctx_start, which
+ *   answers DOCA_ERROR_IN_PROGRESS: the context is STARTING (no task can be
+ *   allocated yet) while it is announced, and reaches RUNNING through the
+ *   state-changed callback from a later doca_pe_progress of its PE, never
+ *   inside doca_ctx_start (a PE waiting on its notification handle is woken
+ *   for it) -> post_recv_alloc_init + doca_task_submit per buffer (from the
+ *   RUNNING callback, or once doca_ctx_get_state says RUNNING) ->
  *   doca_pe_progress ... -> doca_ctx_stop (posted tasks are flushed to the
- *   error callback) -> progress to IDLE -> doca_comch_consumer_destroy. A
+ *   error callback, where they are freed; the context reaches IDLE once
+ *   they are) -> progress to IDLE -> doca_comch_consumer_destroy. The peer
+ *   learns of the consumer whether or not it has producers or consumers of
+ *   its own on the connection yet: its new-consumer event is never lost. A
  *   consumer holds its connection from create to destroy: destroying the
  *   connection's server/client (or doca_comch_server_disconnect) answers
  *   DOCA_ERROR_IN_USE until then.

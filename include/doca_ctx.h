@@ -7,12 +7,21 @@
  * while IDLE (task pools via the library's *_set_conf, user data, the state
  * callback), connected to one progress engine (doca_pe_connect_ctx, see
  * doca_pe.h), then started. Tasks can be allocated and submitted only while
- * it is RUNNING. Stopping flushes whatever is still in flight: every such
+ * it is RUNNING. Stopping flushes whatever has not completed: every such
  * task reaches its error callback (status DOCA_ERROR_IO_FAILED here), and
- * the context goes back to IDLE, where it can be reconfigured or destroyed.
+ * the context goes back to IDLE, where it can be reconfigured or destroyed,
+ * once no task is in flight and every task allocated from it has been freed
+ * (a task kept after its callback holds the context in STOPPING).
  *
  *     IDLE --doca_ctx_start--> [STARTING] --> RUNNING
- *     RUNNING --doca_ctx_stop--> STOPPING --(no task in flight)--> IDLE
+ *     RUNNING --doca_ctx_stop--> STOPPING --(no task in flight, all freed)--> IDLE
+ *     RUNNING --a task fails at execution--> STOPPING (after its error callback)
+ *
+ * A task whose execution fails (DMA: a bad buffer, a zero-length source...)
+ * completes through its error callback and, as on the card, moves its
+ * context to STOPPING right after that callback: the remaining tasks are
+ * flushed. Tasks execute asynchronously and one doca_pe_progress handles a
+ * bounded number of them, so a stop in the middle finds tasks to flush.
  *
  * Call order:
  *     create (library) -> configure -> doca_pe_connect_ctx -> doca_ctx_start
@@ -24,7 +33,7 @@
  * context that needs a peer or a connection returns DOCA_ERROR_IN_PROGRESS,
  * reports IDLE -> STARTING, and RUNNING later from doca_pe_progress.
  * doca_ctx_stop reports RUNNING -> STOPPING at once; it returns DOCA_SUCCESS
- * if the context could reach IDLE within the call, else
+ * if the context could reach IDLE within the call (or was IDLE), else
  * DOCA_ERROR_IN_PROGRESS, and STOPPING -> IDLE is reported from a later
  * doca_pe_progress. A task counts as in flight until its completion callback
  * has returned, so calling doca_ctx_stop from a completion callback always
@@ -81,17 +90,19 @@ typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_dat
  * Start the context (IDLE only, connected to a PE). Task pools are allocated
  * here. DOCA_SUCCESS: RUNNING. DOCA_ERROR_IN_PROGRESS: STARTING, RUNNING
  * comes from doca_pe_progress. DOCA_ERROR_BAD_STATE: not IDLE.
- * DOCA_ERROR_NOT_CONNECTED: no PE. Any other error: the library refused its
+ * DOCA_ERROR_NOT_CONNECTED: no PE. DOCA_ERROR_INITIALIZATION: the task pools
+ * could not be allocated. Any other error: the library refused its
  * configuration; the context stays IDLE.
  */
 DOCA_STABLE doca_error_t doca_ctx_start(struct doca_ctx *ctx);
 
 /*
  * Stop the context (RUNNING or STARTING); in-flight tasks are flushed via
- * their error callbacks. DOCA_SUCCESS: IDLE already. DOCA_ERROR_IN_PROGRESS:
- * STOPPING (also when it already was), call doca_pe_progress until the
- * state callback reports IDLE. DOCA_ERROR_BAD_STATE: already IDLE.
- * DOCA_ERROR_NOT_CONNECTED: no PE.
+ * their error callbacks. DOCA_SUCCESS: IDLE (reached within the call, or
+ * already IDLE: stopping a stopped context is no error).
+ * DOCA_ERROR_IN_PROGRESS: STOPPING (also when it already was), call
+ * doca_pe_progress (and free the tasks) until the state callback reports
+ * IDLE. DOCA_ERROR_INVALID_VALUE: ctx is NULL. DOCA_ERROR_NOT_CONNECTED: no PE.
  */
 DOCA_STABLE doca_error_t doca_ctx_stop(struct doca_ctx *ctx);
 

@@ -79,7 +79,10 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep *
 
 /* Opening a device that is already open returns the same handle; every
  * doca_dev_open needs its doca_dev_close, and only the last close releases
- * the device (DOCA_ERROR_IN_USE while mmaps/contexts still use it). */
+ * the device (DOCA_ERROR_IN_USE while mmaps/contexts still use it).
+ * doca_dev_close(NULL) does nothing and returns DOCA_SUCCESS (DOCA documents
+ * no other answer than SUCCESS and IN_USE); doca_dev_rep_close(NULL) is
+ * DOCA_ERROR_INVALID_VALUE. */
 DOCA_STABLE doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev);
 DOCA_STABLE doca_error_t doca_dev_close(struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep);

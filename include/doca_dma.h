@@ -7,8 +7,9 @@
  * i.e. from data + data_len to the end of each destination segment. On
  * success the data length of every destination segment that received bytes
  * grows by what was written into it. In softdoca the copy is done by a
- * software engine (small copies from doca_pe_progress, large ones by an engine
- * thread); the API behaves as on the card.
+ * software engine (small copies from doca_pe_progress, a bounded number per
+ * call, large ones by an engine thread); the API behaves as on the card,
+ * including a program that sleeps on the PE's notification handle.
  *
  * Call order:
  *     doca_dma_cap_task_memcpy_is_supported(devinfo)     (optional check)
@@ -21,15 +22,20 @@
  *     ... doca_pe_progress(pe) calls ok_cb or err_cb ...
  *     doca_task_free(...); doca_ctx_stop(...); doca_dma_destroy(dma)
  *
- * Failures: a malformed submission (no source or destination, a chain longer
- * than the device's max buffer-list length) is refused by doca_task_submit
- * with DOCA_ERROR_INVALID_VALUE. A well-formed task whose buffers cannot be
- * used (total above the max buffer size, destination too small, a buffer
- * outside its mmap, an mmap that is not started, has not the DMA device, or
- * lacks the read/write permission) fails: its error callback runs with
- * doca_task_get_status() == DOCA_ERROR_INVALID_VALUE and nothing is written.
- * Tasks still queued when the context is stopped are flushed through the
- * error callback (DOCA_ERROR_IO_FAILED).
+ * Failures: a task without a source or destination is refused by
+ * doca_task_submit with DOCA_ERROR_INVALID_VALUE. doca_task_submit does not
+ * validate further (as DOCA documents); doca_task_try_submit refuses with
+ * DOCA_ERROR_INVALID_VALUE every task that would fail: a chain longer than
+ * the device's max buffer-list length, a source holding no data, a
+ * destination without free space, a total above the max buffer size, a
+ * destination too small, a buffer outside its mmap, an mmap that is not
+ * started, has not the DMA device, or lacks the read/write permission. Such
+ * a task submitted with doca_task_submit fails at execution: its error
+ * callback runs with doca_task_get_status() == DOCA_ERROR_INVALID_VALUE,
+ * nothing is written, and the context then moves to STOPPING, flushing the
+ * tasks behind it (the card's behaviour on a failed task). Tasks not yet
+ * executed when the context is stopped are flushed through the error
+ * callback (DOCA_ERROR_IO_FAILED).
  *
  * Threading: a DMA context and its tasks are used from the thread that
  * progresses its PE; callbacks run from doca_pe_progress on that thread.
@@ -65,7 +71,8 @@ typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy
  * no DMA memcpy capability. */
 DOCA_STABLE doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma);
 
-/* Destroy an idle DMA context (BAD_STATE unless stopped). */
+/* Destroy an idle DMA context. DOCA_ERROR_IN_USE unless it is IDLE (stopped,
+ * every task freed); DOCA_ERROR_INVALID_VALUE for NULL. */
 DOCA_STABLE doca_error_t doca_dma_destroy(struct doca_dma *dma);
 
 /* The context view of a DMA instance (NULL for NULL). */

@@ -13,8 +13,11 @@
  *   Application messages (DOCA_LOG_*) go only to application backends
  *   (doca_log_backend_create_standard / _with_file / _with_fd / ...). Messages
  *   of the SDK libraries go only to SDK backends (..._sdk), each filtered by
- *   its SDK level (default WARNING, doca_log_backend_set_sdk_level, or all at
+ *   its SDK level (default INFO, doca_log_backend_set_sdk_level, or all at
  *   once with doca_log_level_set_global_sdk_limit).
+ *   Defaults, as DOCA documents them: global lower limit INFO, global upper
+ *   limit CRIT, global SDK limit INFO (NVIDIA's programs lower their SDK
+ *   backend to WARNING themselves).
  *
  * Strict limits
  *   doca_log_backend_set_level_lower_limit_strict() pins a backend's lower
@@ -42,13 +45,22 @@
  *   process exits (there is no destroy call, as in DOCA). Levels can be
  *   changed at any time.
  *
+ * The standard backend
+ *   doca_log_backend_create_standard() creates two application backends, as
+ *   DOCA does: stdout prints from the global lower limit up to INFO (INFO,
+ *   DEBUG, TRACE), stderr from WARNING up to the global upper limit (WARNING,
+ *   ERROR, CRIT). Both follow later global changes within their share: with
+ *   a lower limit of ERROR stdout prints nothing; with DEBUG, debug lines go
+ *   to stdout and never to stderr. Lines keep their order when both streams
+ *   go to the same file (stdout is flushed before each stderr line).
+ *
  * Where messages go when no backend exists (softdoca's choice)
- *   - doca_log_backend_create_standard() writes application messages to
- *     stdout.
  *   - While no application backend was created, application messages that
  *     pass the global lower limit go to stderr, so nothing is silently lost.
- *   - While no SDK backend was created, SDK messages that pass the global
- *     SDK limit (default WARNING) go to stderr.
+ *   - While no SDK backend was created, SDK messages go to stderr up to
+ *     WARNING, or up to the global SDK limit once it was set (by
+ *     doca_log_level_set_global_sdk_limit, --sdk-log-level or the
+ *     environment).
  *
  * Environment (optional)
  *   SOFTDOCA_LOG_LEVEL=<10..70>      initial global application lower limit
@@ -153,13 +165,13 @@ doca_error_t doca_log_backend_create_with_buf_sdk(char *buf,
 						  struct doca_log_backend **backend);
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name, struct doca_log_backend **backend);
-/* Every SDK backend and the default of new ones. */
+/* Every SDK backend and the default of new ones. Default INFO. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level);
 DOCA_EXPERIMENTAL
 uint32_t doca_log_level_get_global_sdk_limit(void);
 
-/* Standard backend: application messages to stdout. */
+/* Standard backends: INFO and more verbose to stdout, WARNING and more severe to stderr. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_backend_create_standard(void);
 

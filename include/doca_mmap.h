@@ -18,6 +18,18 @@
  *   An mmap holds a reference on each added device (closing that device
  *   answers DOCA_ERROR_IN_USE).
  *
+ * Access rights (doca_mmap_set_permissions):
+ *   flag                 local device reads  local device writes  peer over PCIe
+ *   LOCAL_READ_ONLY (0)  yes                 no                   no export
+ *   LOCAL_READ_WRITE     yes                 yes                  no export
+ *   PCI_READ_ONLY        yes                 no                   reads
+ *   PCI_READ_WRITE       yes                 yes                  reads, writes
+ *   RDMA_WRITE, _ATOMIC  yes                 yes                  (no RDMA)
+ *   A local device is one opened in the same process (on the Arm side, every
+ *   device); it may always read. PCI_READ_ONLY with PCI_READ_WRITE, or an
+ *   unknown bit, answers DOCA_ERROR_INVALID_VALUE. RDMA_READ and
+ *   PCI_RELAXED_ORDERING are accepted and grant nothing more here.
+ *
  * Export to the other side of PCIe:
  *   exporter: a started mmap with DOCA_ACCESS_FLAG_PCI_READ_ONLY or
  *   DOCA_ACCESS_FLAG_PCI_READ_WRITE and the device added ->

@@ -19,8 +19,12 @@
  * descriptor usable with epoll/poll/select. Arm it with
  * doca_pe_request_notification, wait for it to become readable, call
  * doca_pe_clear_notification, then doca_pe_progress until it returns 0,
- * and arm again. If work is already pending when it is armed, the handle is
- * readable at once, so no wake-up is lost.
+ * and arm again. If work is already pending when it is armed (tasks
+ * submitted and not yet completed, completions, a state change to make),
+ * the handle is readable at once, and submitting a task to an armed PE makes
+ * it readable: no wake-up is lost and a program that never polls but sleeps
+ * on the handle sees its tasks complete. Arming also clears what the
+ * previous wait left (Linux, DOCA_PE_EVENT_MODE_PROGRESS_ALL).
  *
  * Threading: a PE and its contexts are used from one thread at a time; the
  * callbacks run on that thread. doca_pe_progress must not be called from a
@@ -99,10 +103,11 @@ DOCA_STABLE doca_error_t doca_pe_destroy(struct doca_pe *pe);
 
 /*
  * Poll every connected context, run the callbacks of completed tasks (in
- * completion order) and finish pending state changes. One call runs the
- * callbacks of the tasks completed when it started; tasks that complete
- * from within those callbacks (resubmitted, flushed) are reported by the
- * next call. Returns 1 if anything happened (a callback ran, a state
+ * completion order) and finish pending state changes. Each call executes a
+ * bounded number of the submitted tasks (the rest wait for the next call,
+ * and a stop in between flushes them) and runs the callbacks of the tasks
+ * completed when it started; tasks that complete from within those
+ * callbacks (resubmitted, flushed) are reported by the next call. Returns 1 if anything happened (a callback ran, a state
  * changed), 0 otherwise (and for a NULL pe or a nested call from a callback).
  */
 DOCA_STABLE uint8_t doca_pe_progress(struct doca_pe *pe);
@@ -114,7 +119,9 @@ DOCA_STABLE doca_error_t doca_pe_get_notification_handle(const struct doca_pe *p
  * (at once if there already is). */
 DOCA_STABLE doca_error_t doca_pe_request_notification(struct doca_pe *pe);
 
-/* Reset the handle after a wake-up; handle must be this PE's. */
+/* Reset the handle after a wake-up: disarm it and drain it. The handle
+ * argument is not used on Linux (any value, e.g. 0, is accepted).
+ * DOCA_ERROR_OPERATING_SYSTEM if draining it failed. */
 DOCA_STABLE doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
 
 DOCA_EXPERIMENTAL doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode);
@@ -130,12 +137,16 @@ DOCA_STABLE doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe
 DOCA_STABLE doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
 
 /*
- * Hand a task to its context; its callback runs from a later
- * doca_pe_progress. DOCA_ERROR_BAD_STATE: context not RUNNING, or the task
- * is already submitted (or free). DOCA_ERROR_INVALID_VALUE: the task's
- * parameters are wrong (softdoca validates on every submit path, so a bad
- * task is refused, never executed). DOCA_ERROR_AGAIN: the engine queue is
- * full, progress and retry. On any error the task stays the user's.
+ * Hand a task to its context; it executes asynchronously and its callback
+ * runs from a later doca_pe_progress. As DOCA documents, the task's
+ * parameters are not validated: a task with bad parameters is accepted and
+ * fails when it executes (its error callback runs and, for DMA, the context
+ * moves to STOPPING); use doca_task_try_submit to have them checked first.
+ * DOCA_ERROR_BAD_STATE: context not RUNNING, or the task is already
+ * submitted (or free). DOCA_ERROR_INVALID_VALUE: the task cannot even be
+ * queued (e.g. a DMA task without a source or destination).
+ * DOCA_ERROR_AGAIN: the engine queue is full, progress and retry. On any
+ * error the task stays the user's.
  */
 DOCA_STABLE doca_error_t doca_task_submit(struct doca_task *task);
 
@@ -144,9 +155,10 @@ DOCA_STABLE doca_error_t doca_task_submit(struct doca_task *task);
 DOCA_EXPERIMENTAL doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
 
 /*
- * Submit after validating the task: DOCA_ERROR_INVALID_VALUE for an invalid
- * task, nothing taken. (In DOCA doca_task_submit may skip that validation;
- * softdoca validates both, so the two behave the same.)
+ * As doca_task_submit, after validating the task as its type defines (DMA:
+ * buffers, mmaps, permissions, sizes, list lengths, a zero-length source or
+ * a destination without room): DOCA_ERROR_INVALID_VALUE for an invalid
+ * task, nothing taken, the task stays the user's.
  */
 DOCA_STABLE doca_error_t doca_task_try_submit(struct doca_task *task);
 
@@ -178,7 +190,7 @@ DOCA_STABLE struct doca_ctx *doca_task_get_ctx(const struct doca_task *task);
  * A pointer that is not a task batch: DOCA_ERROR_INVALID_VALUE (logged).
  */
 DOCA_EXPERIMENTAL doca_error_t doca_task_batch_submit(struct doca_task_batch *task_batch);
-/* As doca_task_batch_submit; the batch is validated first (softdoca validates on both paths). */
+/* As doca_task_batch_submit, after the batch type's validation (INVALID_VALUE: refused, nothing taken). */
 DOCA_EXPERIMENTAL doca_error_t doca_task_batch_try_submit(struct doca_task_batch *task_batch);
 /* Return a batch the user holds to its pool (refused and logged if submitted). */
 DOCA_EXPERIMENTAL void doca_task_batch_free(struct doca_task_batch *task_batch);

@@ -120,6 +120,7 @@ static void print_caps(struct doca_devinfo *di)
 	printf("\t" KEY_FMT " %llu\n", "max_memrange_size", (unsigned long long)c->mmap_max_size);
 	printf("\t" KEY_FMT " %s\n", "export_pci", yesno(c->mmap_export_pci_supported));
 	printf("\t" KEY_FMT " %s\n", "create_from_export_pci", yesno(c->mmap_create_from_export_pci_supported));
+	printf("\t" KEY_FMT " %s\n", "cache_invalidate", yesno(c->mmap_cache_invalidate_supported));
 }
 
 static int print_reps(struct doca_devinfo *di)

@@ -749,8 +749,14 @@ static doca_error_t consumer_body(struct cc_ctx *cc)
 		result = DOCA_ERROR_NOT_CONNECTED;
 		goto destroy_consumer;
 	}
+	/* Asynchronous: IN_PROGRESS, RUNNING once announced to the peer. */
 	result = doca_ctx_start(cctx);
-	if (result != DOCA_SUCCESS && result != DOCA_ERROR_IN_PROGRESS) {
+	if (result == DOCA_SUCCESS) {
+		result = DOCA_ERROR_UNEXPECTED;
+		DOCA_LOG_ERR("Failed to start consumer: %s", doca_error_get_descr(result));
+		goto stop_consumer;
+	}
+	if (result != DOCA_ERROR_IN_PROGRESS) {
 		DOCA_LOG_ERR("Failed to start consumer: %s", doca_error_get_descr(result));
 		goto destroy_consumer;
 	}

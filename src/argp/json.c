@@ -53,7 +53,7 @@ static doca_error_t json_general(struct argp_parse *ps, json_object *general)
 		else if (strcmp(key, "sdk-log-level") == 0)
 			b = ARGP_B_SDK_LOG;
 		else
-			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Unknown flag --%s in JSON file", key);
+			return argp_fail(ps, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag --%s in JSON file", key);
 		if (!json_object_is_type(val, json_type_int))
 			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Wrong JSON type for flag --%s: expected integer",
 					 key);
@@ -97,7 +97,7 @@ static doca_error_t json_program(struct argp_parse *ps, json_object *prog, int *
 		bool ok;
 
 		if (p == NULL)
-			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Unknown flag --%s in JSON file", key);
+			return argp_fail(ps, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag --%s in JSON file", key);
 		argp_flag_name(shown, sizeof(shown), p->short_name, p->long_name);
 		if (p->cli_only)
 			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Flag %s may only be given on the command line",

@@ -278,8 +278,9 @@ static doca_error_t parse_cli(struct argp_parse *ps, int argc, char **argv)
 			if (bf == NULL)
 				p = scope_find(ps, want_long, name, nlen);
 		}
+		/* DOCA answers an unsupported program flag with NOT_SUPPORTED */
 		if (bf == NULL && p == NULL)
-			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Unknown flag %.*s",
+			return argp_fail(ps, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag %.*s",
 					 (int)(nlen + (is_long ? 2 : 1)), tok);
 
 		if (bf != NULL) {

@@ -522,6 +522,12 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 				close(fd);
 			if (!ep->eops->ctrl_frame(ep, conn, &v))
 				return n;
+			/* The ACCEPT made the client RUNNING in this call: what the
+			 * server sent after it waits for the next progress, so the
+			 * program sees RUNNING (takes the connection, sets its user
+			 * data) before any event of the connection, as on the card. */
+			if (v.type == SD_FRAME_ACCEPT)
+				return n;
 			break;
 		case SD_FRAME_MSG:
 			if (fd >= 0)
@@ -557,14 +563,24 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 			sd_comch_fp_handler_t h;
 			void *arg;
 
+			if (!conn->handshaken) {
+				SD_LOG_ERR("Comch: fast-path frame before the handshake; dropping the connection");
+				if (fd >= 0)
+					close(fd);
+				sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
+				return n;
+			}
 			pthread_mutex_lock(&conn->fp_lock);
 			h = conn->fp_handler;
 			arg = conn->fp_arg;
 			pthread_mutex_unlock(&conn->fp_lock);
-			if (conn->handshaken && h != NULL)
+			/* No producer or consumer of ours uses the connection yet:
+			 * the fast path takes the frame anyway (an announcement must
+			 * reach the new-consumer event whatever we create later). */
+			if (h != NULL)
 				h(conn, v.type, v.body, v.length, fd, arg);
-			else if (fd >= 0)
-				close(fd);
+			else
+				sd_fp_conn_adopt(conn, v.type, v.body, v.length, fd);
 			break;
 		}
 		}

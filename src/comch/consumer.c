@@ -54,6 +54,7 @@ struct doca_comch_consumer {
 	struct posted *q; /* FIFO of posted buffers, rx.p.qcap entries */
 	uint64_t q_head, q_tail;
 	bool announced;
+	bool start_pending; /* announced, RUNNING on the next progress */
 	bool broken;  /* the peer wrote garbage */
 	bool failed;  /* a failure was already reported to the core */
 };
@@ -171,7 +172,13 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		goto err;
 	}
 	c->announced = true;
-	return DOCA_SUCCESS;
+	/* Asynchronous, as DOCA's consumer: STARTING now, RUNNING from the
+	 * next doca_pe_progress, never inside doca_ctx_start (a program that
+	 * posts its receive buffers from the RUNNING callback finds the ctx
+	 * really running). Wake a PE that sleeps on its notification. */
+	c->start_pending = true;
+	sd_pe_wake(c->ctx.pe);
+	return DOCA_ERROR_IN_PROGRESS;
 err:
 	region_release(c);
 	return r;
@@ -192,6 +199,7 @@ static void consumer_stop(struct doca_ctx *ctx)
 	struct doca_comch_consumer *c = to_consumer(ctx);
 	doca_error_t status = SD_TASK_FLUSHED_STATUS;
 
+	c->start_pending = false;
 	if (c->broken)
 		status = DOCA_ERROR_UNEXPECTED;
 	else if (sd_fp_conn_closed(c->st))
@@ -219,6 +227,18 @@ static int consumer_progress(struct doca_ctx *ctx)
 	uint32_t n = 0;
 	int rc = 0;
 
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		if (!c->start_pending)
+			return 0;
+		c->start_pending = false;
+		if (sd_fp_conn_closed(c->st)) {
+			SD_LOG_ERR("consumer %u: connection lost while starting", c->id);
+			sd_ctx_fail(ctx);
+			return 1;
+		}
+		sd_ctx_set_running(ctx);
+		return 1;
+	}
 	if (c->base == NULL || ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
 	while (n < SD_FP_RX_BATCH && c->q_head != c->q_tail) {

@@ -78,14 +78,16 @@ void sd_fp_conn_put(struct sd_fp_conn *st)
 		conn_free(st);
 }
 
-doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_conn **out)
+/* Find conn's state, or create it and attach its dispatcher (under
+ * g_attach, against other threads doing the same and against CLOSED). With
+ * take_ref the caller gets a reference of its own; the connection always
+ * holds one, dropped on CLOSED. BAD_STATE if the connection is closed or
+ * dying. */
+static doca_error_t state_attach(struct doca_comch_connection *conn, bool take_ref, struct sd_fp_conn **out)
 {
 	struct sd_fp_conn *st;
 	void **slot;
-	doca_error_t r;
 
-	if (!sd_comch_conn_is_alive(conn))
-		return DOCA_ERROR_BAD_STATE;
 	pthread_mutex_lock(&g_attach);
 	slot = sd_comch_conn_fp_slot(conn);
 	if (slot == NULL) {
@@ -98,7 +100,8 @@ doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_con
 			pthread_mutex_unlock(&g_attach);
 			return DOCA_ERROR_BAD_STATE;
 		}
-		__atomic_add_fetch(&st->refs, 1, __ATOMIC_RELAXED);
+		if (take_ref)
+			__atomic_add_fetch(&st->refs, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&g_attach);
 		*out = st;
 		return DOCA_SUCCESS;
@@ -111,17 +114,14 @@ doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_con
 	pthread_mutex_init(&st->lock, NULL);
 	st->conn = conn;
 	st->dev = sd_comch_conn_dev(conn);
-	st->refs = 2; /* the connection's and the caller's */
+	st->refs = take_ref ? 2 : 1;
 	*slot = st;
 	if (!sd_comch_conn_fp_attach(conn, fp_dispatch, st)) {
-		/* Closed before we could listen: no CLOSED will come, so the
-		 * connection's reference goes now with the caller's. */
+		/* Closed before we could listen: no CLOSED will come, so no
+		 * reference survives. */
 		*slot = NULL;
-		__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
-		st->conn = NULL;
 		pthread_mutex_unlock(&g_attach);
-		sd_fp_conn_put(st);
-		sd_fp_conn_put(st);
+		conn_free(st);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (!sd_comch_conn_is_alive(conn)) {
@@ -130,17 +130,34 @@ doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_con
 		*slot = NULL;
 		__atomic_store_n(&st->closed, 1, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&g_attach);
-		sd_fp_conn_put(st);
+		if (take_ref)
+			sd_fp_conn_put(st);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	pthread_mutex_unlock(&g_attach);
-
-	/* Consumers the peer announced before we listened were dropped. */
-	r = sd_fp_conn_send(st, SD_FP_HELLO, NULL, 0, -1);
-	if (r != DOCA_SUCCESS && r != DOCA_ERROR_NOT_CONNECTED)
-		SD_LOG_WARN("fast path: hello to peer failed: %s", doca_error_get_name(r));
 	*out = st;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_fp_conn_get(struct doca_comch_connection *conn, struct sd_fp_conn **out)
+{
+	if (!sd_comch_conn_is_alive(conn))
+		return DOCA_ERROR_BAD_STATE;
+	return state_attach(conn, true, out);
+}
+
+void sd_fp_conn_adopt(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd)
+{
+	struct sd_fp_conn *st;
+
+	/* On the connection's thread, which alone drops the connection's
+	 * reference (CLOSED): st stays valid through the dispatch. */
+	if (state_attach(conn, false, &st) != DOCA_SUCCESS) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fp_dispatch(conn, kind, body, len, fd, st);
 }
 
 doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len, int fd)
@@ -157,20 +174,14 @@ doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *b
 	return r;
 }
 
-static doca_error_t send_local(struct sd_fp_conn *st, struct doca_comch_connection *conn, struct sd_fp_local *l)
+static doca_error_t send_local(struct sd_fp_conn *st, struct sd_fp_local *l)
 {
 	struct sd_fp_gone_body ev = {.consumer_id = l->id};
 	doca_error_t r;
 
-	/* conn != NULL: on the connection's thread with st->lock held */
-	if (conn != NULL)
-		r = sd_comch_conn_fp_send(conn, SD_FP_CONSUMER_NEW, &l->body, sizeof(l->body), l->fd);
-	else
-		r = sd_fp_conn_send(st, SD_FP_CONSUMER_NEW, &l->body, sizeof(l->body), l->fd);
+	r = sd_fp_conn_send(st, SD_FP_CONSUMER_NEW, &l->body, sizeof(l->body), l->fd);
 	if (r != DOCA_SUCCESS)
 		return r;
-	if (conn != NULL)
-		return sd_comch_conn_fp_send(conn, SD_FP_CONSUMER_EVFD, &ev, sizeof(ev), l->evfd);
 	return sd_fp_conn_send(st, SD_FP_CONSUMER_EVFD, &ev, sizeof(ev), l->evfd);
 }
 
@@ -191,7 +202,7 @@ doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int
 	l->next = st->locals;
 	st->locals = l;
 	pthread_mutex_unlock(&st->lock);
-	r = send_local(st, NULL, l);
+	r = send_local(st, l);
 	if (r != DOCA_SUCCESS) {
 		pthread_mutex_lock(&st->lock);
 		for (struct sd_fp_local **pp = &st->locals; *pp != NULL; pp = &(*pp)->next)
@@ -226,18 +237,6 @@ void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id)
 	(void)sd_fp_conn_send(st, SD_FP_CONSUMER_GONE, &body, sizeof(body), -1);
 }
 
-static void on_hello(struct sd_fp_conn *st, struct doca_comch_connection *conn)
-{
-	pthread_mutex_lock(&st->lock);
-	for (struct sd_fp_local *l = st->locals; l != NULL; l = l->next) {
-		doca_error_t r = send_local(st, conn, l);
-
-		if (r != DOCA_SUCCESS)
-			SD_LOG_DBG("fast path: re-announcing consumer %u failed: %s", l->id, doca_error_get_name(r));
-	}
-	pthread_mutex_unlock(&st->lock);
-}
-
 static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, const void *body, uint32_t len, int fd)
 {
 	struct sd_fp_new_body b;
@@ -267,7 +266,7 @@ static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, co
 	nremotes = st->nremotes;
 	pthread_mutex_unlock(&st->lock);
 	if (it != NULL)
-		goto out_fd; /* announced again after a HELLO: already known */
+		goto out_fd; /* a duplicate announcement: already known */
 	if (caps != NULL && caps->max_consumers_per_connection && nremotes >= caps->max_consumers_per_connection) {
 		SD_LOG_ERR("fast path: consumer %u refused: the peer already has %u consumers on this connection (max %u)",
 			   b.consumer_id, nremotes, caps->max_consumers_per_connection);
@@ -434,9 +433,6 @@ static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const
 		return;
 	}
 	switch (kind) {
-	case SD_FP_HELLO:
-		on_hello(st, conn);
-		break;
 	case SD_FP_CONSUMER_NEW:
 		on_new(st, conn, body, len, fd);
 		return;

@@ -2,17 +2,19 @@
  * fastpath.h - per-connection state of the Comch fast path, shared by the
  * producers and consumers of one connection, and its frame dispatcher.
  *
- * One struct sd_fp_conn hangs on each connection that has (or had) a
- * producer or consumer in this process (sd_comch_conn_fp_slot). It holds:
+ * One struct sd_fp_conn hangs on each connection whose fast path has been
+ * used in this process (sd_comch_conn_fp_slot): by a producer or consumer
+ * of ours, or by the peer, whose first frame makes the control path hand it
+ * to sd_fp_conn_adopt. It holds:
  *  - remotes: consumers the peer announced, each with its shared region
- *    mapped here (what local producers write into);
- *  - locals: consumers of this process that were announced to the peer
- *    (kept, with their memfd, to announce them again on the peer's HELLO).
+ *    mapped here (what local producers write into), known from the moment
+ *    the announcement arrives, producer or not;
+ *  - locals: consumers of this process announced to the peer (kept with
+ *    their memfd and eventfd until withdrawn).
  *
  * Frames (kinds from SD_COMCH_FP_KIND_BASE, bodies little-endian structs):
- *   HELLO          the sender just attached its dispatcher: re-announce your
- *                  live consumers (an announcement sent before the peer had
- *                  a dispatcher was dropped by the control path).
+ *   0x100          reserved (a re-announce request no longer needed: no
+ *                  announcement is dropped).
  *   CONSUMER_NEW   a consumer started; carries its region's memfd.
  *   CONSUMER_GONE  a consumer stopped.
  *   CONSUMER_EVFD  follows CONSUMER_NEW: the consumer's eventfd, which
@@ -45,7 +47,6 @@ struct sd_caps;
 struct sd_ctx_ops;
 
 enum sd_fp_kind {
-	SD_FP_HELLO = 0x100,
 	SD_FP_CONSUMER_NEW = 0x101,
 	SD_FP_CONSUMER_GONE = 0x102,
 	SD_FP_CONSUMER_EVFD = 0x103,

@@ -1,6 +1,25 @@
 /*
- * core_priv.h - what pe.c, ctx.c and task.c share (not for other modules;
- * they use src/internal/sd_ctx.h).
+ * core_priv.h - what pe.c, ctx.c, task.c and prof.c share (not for other
+ * modules; they use src/internal/sd_ctx.h).
+ *
+ * Who calls whom (one direction only, no circle):
+ *
+ *     ctx.c ----> pe.c    (sd_pe_unlink_ctx)
+ *       |  \----> task.c  (sd_task_pools_alloc/free)
+ *       \-------> prof.c  (range profiling records)
+ *     task.c ---> pe.c    (sd_pe_wake on submit while armed)
+ *     pe.c -----> prof.c
+ *
+ * The PE and the task pool report to a context through the narrow
+ * interface below, never by calling ctx.c:
+ *   - counters in struct doca_ctx: the task pool keeps ctx->allocated and
+ *     ctx->inflight (submit, refused submit, free), the PE decrements
+ *     ctx->inflight when a callback returns, sd_task_fail sets
+ *     ctx->fail_pending;
+ *   - struct sd_ctx_core_ops, which ctx.c gives every context at
+ *     sd_ctx_init: the PE calls settle() after each delivery round and
+ *     ready() when the program arms the notification handle. All state
+ *     transitions happen inside ctx.c.
  *
  * Invariants:
  * - A context is on exactly one PE list once connected; it leaves only in
@@ -8,7 +27,8 @@
  *   callback that destroys a context mid-walk is safe.
  * - A task is in flight (ctx->inflight) from a successful submit until its
  *   completion callback has returned; a context cannot reach IDLE, and so
- *   cannot be destroyed, while one of its tasks sits in a PE queue.
+ *   cannot be destroyed, while one of its tasks sits in a PE queue or is
+ *   still allocated (ctx->allocated).
  */
 #ifndef SD_CORE_PRIV_H_
 #define SD_CORE_PRIV_H_
@@ -19,21 +39,19 @@
 
 #include "sd_ctx.h"
 
-struct sd_prof_range {
-	const char *name;
-	uint64_t submit_ns;
-	uint64_t complete_ns;
+/* ctx.c's side of the PE <-> context interface. */
+struct sd_ctx_core_ops {
+	/* After a delivery round: apply a pending failure (RUNNING ->
+	 * STOPPING) and finish a stop (STOPPING -> IDLE). Returns 1 if the
+	 * state changed. The context may be destroyed by the IDLE callback:
+	 * the caller must not touch it afterwards. */
+	int (*settle)(struct doca_ctx *ctx);
+	/* Whether the next doca_pe_progress has something to do for this
+	 * context right now (a transition to make, work the library holds). */
+	bool (*ready)(const struct doca_ctx *ctx);
 };
 
-/* Range-profiling records of one context, kept by its PE while it runs. */
-struct sd_prof {
-	struct doca_ctx *ctx;
-	struct sd_prof *next;
-	uint32_t max;
-	uint32_t count;
-	uint64_t dropped;
-	struct sd_prof_range ranges[];
-};
+struct sd_prof;
 
 struct doca_pe {
 	struct doca_ctx *ctxs;                 /* connected contexts, in connect order */
@@ -52,10 +70,28 @@ struct doca_pe {
 	_Atomic bool pending;                  /* sd_pe_wake since the last progress */
 };
 
-/* ctx.c */
-bool sd_ctx_try_finish_stop(struct doca_ctx *ctx);
-void sd_ctx_notify(struct doca_ctx *ctx, enum doca_ctx_states prev);
-void sd_prof_record(struct doca_pe *pe, struct doca_task *task, uint64_t now);
+/* An armed PE whose thread just handed over work wakes its waiter (the
+ * load is relaxed: only the PE thread sets armed, and a stale true costs
+ * one spurious wake-up). */
+static inline void sd_pe_note_work(struct doca_pe *pe)
+{
+	if (atomic_load_explicit(&pe->armed, memory_order_relaxed))
+		sd_pe_wake(pe);
+}
+
+/* Return a task to its pool (the task pool's one primitive, shared by
+ * doca_task_free and the PE for a task freed while the context held it). */
+static inline void sd_task_pool_put(struct doca_task *task)
+{
+	struct sd_task_class *cls = task->cls;
+
+	task->state = SD_TASK_FREE;
+	task->freed = 0;
+	task->next = cls->free_list;
+	cls->free_list = task;
+	cls->allocated--;
+	cls->ctx->allocated--;
+}
 
 /* task.c */
 doca_error_t sd_task_pools_alloc(struct doca_ctx *ctx);
@@ -67,5 +103,12 @@ doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *
 
 /* pe.c */
 void sd_pe_unlink_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/* prof.c: range-profiling records of the contexts of a PE. */
+doca_error_t sd_prof_attach(struct doca_ctx *ctx);  /* at start: (re)create ctx's record set */
+void sd_prof_discard(struct doca_ctx *ctx);         /* drop ctx's records (failed start, fini) */
+void sd_prof_report(struct doca_ctx *ctx);          /* at IDLE: print and drop them */
+void sd_prof_record(struct doca_pe *pe, struct doca_task *task, uint64_t now);
+void sd_prof_free_all(struct doca_pe *pe);
 
 #endif /* SD_CORE_PRIV_H_ */

@@ -1,6 +1,9 @@
-/* Context lifecycle: the one state machine every library shares. */
+/*
+ * Context lifecycle: the one state machine every library shares. Every
+ * transition is made here; the PE asks for them through
+ * sd_ctx_core_ops (core_priv.h) and the task pool only keeps counters.
+ */
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +22,14 @@ static const char *ctx_name(const struct doca_ctx *ctx)
 	return ctx->name != NULL ? ctx->name : "unnamed";
 }
 
+static int ctx_settle(struct doca_ctx *ctx);
+static bool ctx_ready(const struct doca_ctx *ctx);
+
+static const struct sd_ctx_core_ops ctx_core_ops = {
+	.settle = ctx_settle,
+	.ready = ctx_ready,
+};
+
 void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, const char *name)
 {
 	if (ctx == NULL)
@@ -27,99 +38,10 @@ void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, const char 
 	ctx->ops = ops;
 	ctx->name = name;
 	ctx->state = DOCA_CTX_STATE_IDLE;
+	ctx->core = &ctx_core_ops;
 }
 
-static struct sd_prof **prof_find(struct doca_pe *pe, const struct doca_ctx *ctx)
-{
-	struct sd_prof **link;
-
-	for (link = &pe->profs; *link != NULL; link = &(*link)->next)
-		if ((*link)->ctx == ctx)
-			return link;
-	return NULL;
-}
-
-static struct sd_prof *prof_detach(struct doca_ctx *ctx)
-{
-	struct sd_prof **link, *prof;
-
-	if (ctx->pe == NULL)
-		return NULL;
-	link = prof_find(ctx->pe, ctx);
-	if (link == NULL)
-		return NULL;
-	prof = *link;
-	*link = prof->next;
-	return prof;
-}
-
-static doca_error_t prof_attach(struct doca_ctx *ctx)
-{
-	struct sd_prof *prof;
-
-	free(prof_detach(ctx));
-	if (ctx->profiler_max_nranges == 0)
-		return DOCA_SUCCESS;
-	prof = calloc(1, sizeof(*prof) + (size_t)ctx->profiler_max_nranges * sizeof(prof->ranges[0]));
-	if (prof == NULL) {
-		SD_LOG_ERR("Failed to allocate %" PRIu32 " profiling ranges for %s context",
-			   ctx->profiler_max_nranges, ctx_name(ctx));
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	prof->ctx = ctx;
-	prof->max = ctx->profiler_max_nranges;
-	prof->next = ctx->pe->profs;
-	ctx->pe->profs = prof;
-	return DOCA_SUCCESS;
-}
-
-void sd_prof_record(struct doca_pe *pe, struct doca_task *task, uint64_t now)
-{
-	struct sd_prof **link = prof_find(pe, task->cls->ctx);
-	struct sd_prof *prof;
-
-	if (link == NULL)
-		return;
-	prof = *link;
-	if (prof->count == prof->max) {
-		prof->dropped++;
-		return;
-	}
-	prof->ranges[prof->count].name = task->cls->name;
-	prof->ranges[prof->count].submit_ns = task->submit_ns;
-	prof->ranges[prof->count].complete_ns = now;
-	prof->count++;
-}
-
-/* NVTX is not there to receive the ranges: show them on stderr instead. */
-static void prof_report(struct doca_ctx *ctx)
-{
-	struct sd_prof *prof = prof_detach(ctx);
-	uint64_t base;
-	uint32_t i;
-
-	if (prof == NULL)
-		return;
-	fprintf(stderr, "softdoca range profiling (NVTX is not available; submit->complete per task)\n");
-	fprintf(stderr, "  context: %s, ranges: %" PRIu32 " (max %" PRIu32 ")\n", ctx_name(ctx), prof->count,
-		prof->max);
-	if (prof->count > 0) {
-		base = prof->ranges[0].submit_ns;
-		fprintf(stderr, "  %6s  %-28s %14s %14s\n", "#", "task", "start_ns", "duration_ns");
-		for (i = 0; i < prof->count; i++) {
-			const struct sd_prof_range *r = &prof->ranges[i];
-
-			fprintf(stderr, "  %6" PRIu32 "  %-28s %14" PRIu64 " %14" PRIu64 "\n", i,
-				r->name != NULL ? r->name : "task", r->submit_ns - base,
-				r->complete_ns - r->submit_ns);
-		}
-	}
-	if (prof->dropped > 0)
-		fprintf(stderr, "  (%" PRIu64 " more ranges not recorded)\n", prof->dropped);
-	free(prof);
-}
-
-void sd_ctx_notify(struct doca_ctx *ctx, enum doca_ctx_states prev)
+static void ctx_notify(struct doca_ctx *ctx, enum doca_ctx_states prev)
 {
 	if (ctx->state_changed_cb != NULL)
 		ctx->state_changed_cb(ctx->user_data, ctx, prev, ctx->state);
@@ -134,7 +56,7 @@ doca_error_t sd_ctx_fini(struct doca_ctx *ctx)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe != NULL) {
-		free(prof_detach(ctx));
+		sd_prof_discard(ctx);
 		sd_pe_unlink_ctx(ctx->pe, ctx);
 	}
 	sd_task_pools_free(ctx);
@@ -166,7 +88,7 @@ void sd_ctx_set_running(struct doca_ctx *ctx)
 		return;
 	}
 	ctx->state = DOCA_CTX_STATE_RUNNING;
-	sd_ctx_notify(ctx, DOCA_CTX_STATE_STARTING);
+	ctx_notify(ctx, DOCA_CTX_STATE_STARTING);
 }
 
 void sd_ctx_stop_done(struct doca_ctx *ctx)
@@ -184,7 +106,8 @@ static void ctx_begin_stop(struct doca_ctx *ctx)
 
 	ctx->state = DOCA_CTX_STATE_STOPPING;
 	ctx->stop_done = false;
-	sd_ctx_notify(ctx, prev);
+	ctx->fail_pending = false;
+	ctx_notify(ctx, prev);
 	if (ctx->ops != NULL && ctx->ops->stop != NULL)
 		ctx->ops->stop(ctx);
 	else
@@ -201,16 +124,50 @@ void sd_ctx_fail(struct doca_ctx *ctx)
 	ctx_begin_stop(ctx);
 }
 
-bool sd_ctx_try_finish_stop(struct doca_ctx *ctx)
+/* IDLE needs the library's stop work done, no task in flight and, as DOCA
+ * requires, every task allocated from the context back in its pool. */
+static bool ctx_can_finish_stop(const struct doca_ctx *ctx)
 {
-	if (ctx->state != DOCA_CTX_STATE_STOPPING || !ctx->stop_done || ctx->inflight != 0)
+	return ctx->state == DOCA_CTX_STATE_STOPPING && ctx->stop_done && ctx->inflight == 0 && ctx->allocated == 0;
+}
+
+static bool ctx_try_finish_stop(struct doca_ctx *ctx)
+{
+	if (!ctx_can_finish_stop(ctx))
 		return false;
 	ctx->state = DOCA_CTX_STATE_IDLE;
 	ctx->stop_done = false;
-	prof_report(ctx);
+	sd_prof_report(ctx);
 	/* Last: the callback may destroy the context. */
-	sd_ctx_notify(ctx, DOCA_CTX_STATE_STOPPING);
+	ctx_notify(ctx, DOCA_CTX_STATE_STOPPING);
 	return true;
+}
+
+static int ctx_settle(struct doca_ctx *ctx)
+{
+	int n = 0;
+
+	if (ctx->fail_pending) {
+		ctx->fail_pending = false;
+		if (ctx->state == DOCA_CTX_STATE_RUNNING || ctx->state == DOCA_CTX_STATE_STARTING) {
+			SD_LOG_ERR("%s context: a task failed during execution: the context is stopping, remaining "
+				   "tasks are flushed",
+				   ctx_name(ctx));
+			ctx_begin_stop(ctx);
+			n = 1;
+		}
+	}
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx_try_finish_stop(ctx))
+		return 1;
+	return n;
+}
+
+static bool ctx_ready(const struct doca_ctx *ctx)
+{
+	if (ctx->fail_pending || ctx_can_finish_stop(ctx))
+		return true;
+	return ctx->state != DOCA_CTX_STATE_IDLE && ctx->ops != NULL && ctx->ops->has_work != NULL &&
+	       ctx->ops->has_work(ctx);
 }
 
 doca_error_t doca_ctx_start(struct doca_ctx *ctx)
@@ -231,14 +188,17 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 			   ctx_name(ctx));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
+	/* DOCA: resource allocation failures at start are INITIALIZATION. */
 	rc = sd_task_pools_alloc(ctx);
-	if (rc != DOCA_SUCCESS)
-		return rc;
-	rc = prof_attach(ctx);
-	if (rc != DOCA_SUCCESS)
-		return rc;
+	if (rc != DOCA_SUCCESS) {
+		SD_LOG_ERR("Failed to start %s context: cannot allocate its task pools", ctx_name(ctx));
+		return DOCA_ERROR_INITIALIZATION;
+	}
+	if (sd_prof_attach(ctx) != DOCA_SUCCESS)
+		return DOCA_ERROR_INITIALIZATION;
 
 	ctx->stop_done = false;
+	ctx->fail_pending = false;
 	ctx->state = DOCA_CTX_STATE_STARTING;
 	saved = ctx->pe->starting;
 	ctx->pe->starting = ctx;
@@ -247,16 +207,16 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 
 	if (rc == DOCA_SUCCESS || (rc == DOCA_ERROR_IN_PROGRESS && ctx->state == DOCA_CTX_STATE_RUNNING)) {
 		ctx->state = DOCA_CTX_STATE_RUNNING;
-		sd_ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
+		ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
 		return DOCA_SUCCESS;
 	}
 	if (rc == DOCA_ERROR_IN_PROGRESS) {
 		ctx->state = DOCA_CTX_STATE_STARTING;
-		sd_ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
+		ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
 		return DOCA_ERROR_IN_PROGRESS;
 	}
 	ctx->state = DOCA_CTX_STATE_IDLE;
-	free(prof_detach(ctx));
+	sd_prof_discard(ctx);
 	SD_LOG_ERR("Failed to start %s context: %s", ctx_name(ctx), doca_error_get_name(rc));
 	return rc;
 }
@@ -272,17 +232,17 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 			   ctx_name(ctx));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
-	if (ctx->state == DOCA_CTX_STATE_IDLE) {
-		SD_LOG_ERR("Failed to stop %s context: context is already idle", ctx_name(ctx));
-		return DOCA_ERROR_BAD_STATE;
-	}
+	/* DOCA lists no error for an idle context: it is stopped, which is
+	 * what the caller asked (programs stop again in their cleanup). */
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return DOCA_SUCCESS;
 	if (ctx->state == DOCA_CTX_STATE_STOPPING)
 		return DOCA_ERROR_IN_PROGRESS;
 
 	ctx_begin_stop(ctx);
 	/* Do not touch ctx after a successful finish: the IDLE callback may
 	 * have destroyed it. */
-	if (sd_ctx_try_finish_stop(ctx))
+	if (ctx_try_finish_stop(ctx))
 		return DOCA_SUCCESS;
 	return DOCA_ERROR_IN_PROGRESS;
 }

@@ -1,4 +1,9 @@
-/* Progress engine: context list, completion queue, notification handle. */
+/*
+ * Progress engine: context list, completion queue, notification handle.
+ * It polls the libraries (their progress hooks), delivers completions, and
+ * then lets each context settle its state through ctx->core (core_priv.h);
+ * it never makes a context transition itself.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +72,7 @@ err_free:
 
 static void pe_free(struct doca_pe *pe)
 {
-	struct sd_prof *prof, *next;
-
-	for (prof = pe->profs; prof != NULL; prof = next) {
-		next = prof->next;
-		free(prof);
-	}
+	sd_prof_free_all(pe);
 	close(pe->efd);
 	close(pe->epfd);
 	free(pe);
@@ -194,6 +194,14 @@ static int pe_deliver(struct doca_pe *pe)
 				now = sd_now_ns();
 			sd_prof_record(pe, task, now);
 		}
+		/* Freed by the program while we held it: back to the pool, no
+		 * callback (the program gave it up). */
+		if (task->freed) {
+			sd_task_pool_put(task);
+			ctx->inflight--;
+			n++;
+			continue;
+		}
 		/* The callback owns the task: it may free or resubmit it. It still
 		 * counts in flight until the callback returns. A task run by a
 		 * graph goes back to its graph instance instead (sd_task_owner). */
@@ -216,7 +224,12 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	struct doca_ctx *ctx;
 	int n = 0;
 
-	if (pe == NULL || pe->in_progress)
+	if (pe == NULL) {
+		SD_LOG_ERR("Failed to progress: pe is NULL");
+		return 0;
+	}
+	/* From one of our callbacks (DOCA forbids it): nothing to do there. */
+	if (pe->in_progress)
 		return 0;
 	pe->in_progress = true;
 
@@ -231,9 +244,11 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (pe->cq_head != NULL)
 		n += pe_deliver(pe);
 
+	/* A failed task's context stops after its callback; a stopping one may
+	 * reach IDLE (and be destroyed by that callback: the walk allows it). */
 	PE_FOREACH_CTX(pe, ctx) {
-		if (ctx->state == DOCA_CTX_STATE_STOPPING && sd_ctx_try_finish_stop(ctx))
-			n++;
+		if (ctx->fail_pending || ctx->state == DOCA_CTX_STATE_STOPPING)
+			n += ctx->core->settle(ctx);
 	}
 
 	pe->iter_next = NULL;
@@ -264,6 +279,18 @@ void sd_task_complete(struct doca_task *task, doca_error_t status)
 	pe->cq_tail = task;
 }
 
+void sd_task_fail(struct doca_task *task, doca_error_t status)
+{
+	if (task == NULL)
+		return;
+	if (task->state != SD_TASK_SUBMITTED) {
+		SD_LOG_ERR("Failing a %s task that is not submitted (state %u)", task->cls->name, task->state);
+		return;
+	}
+	sd_task_complete(task, status == DOCA_SUCCESS ? DOCA_ERROR_UNEXPECTED : status);
+	task->cls->ctx->fail_pending = true;
+}
+
 doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
 {
 	if (pe == NULL || handle == NULL) {
@@ -291,9 +318,24 @@ static bool pe_has_work(struct doca_pe *pe)
 	if (pe->cq_head != NULL)
 		return true;
 	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
-		if (ctx->state == DOCA_CTX_STATE_STOPPING && ctx->stop_done && ctx->inflight == 0)
+		if (ctx->core->ready(ctx))
 			return true;
 	return false;
+}
+
+/* Empty the eventfd; false only if read failed for another reason than
+ * "nothing left". */
+static bool pe_drain(struct doca_pe *pe)
+{
+	uint64_t v;
+
+	for (;;) {
+		if (read(pe->efd, &v, sizeof(v)) > 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN || errno == EWOULDBLOCK;
+	}
 }
 
 doca_error_t doca_pe_request_notification(struct doca_pe *pe)
@@ -302,8 +344,16 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 		SD_LOG_ERR("Failed to request notification: pe is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* As DOCA on Linux: arming clears what the previous wait left. */
+	if (!pe_drain(pe)) {
+		SD_LOG_ERR("Failed to request notification: reading the event fd failed: %s", strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
 	/* Arm before looking at pending: a concurrent sd_pe_wake either sees
-	 * armed and kicks, or set pending before we read it (both seq_cst). */
+	 * armed and kicks, or set pending before we read it (both seq_cst).
+	 * Work that needs no wait (tasks submitted and not yet executed, a
+	 * transition to make) kicks at once: on the card the engine would
+	 * complete it without anybody polling. */
 	atomic_store(&pe->armed, true);
 	if (atomic_load(&pe->pending) || pe_has_work(pe)) {
 		atomic_store(&pe->armed, false);
@@ -312,21 +362,19 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 	return DOCA_SUCCESS;
 }
 
+/* The handle is not used on Linux (DOCA documents it so; programs pass 0). */
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
 {
-	uint64_t v;
-
+	(void)handle;
 	if (pe == NULL) {
 		SD_LOG_ERR("Failed to clear notification: pe is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (handle != pe->epfd) {
-		SD_LOG_ERR("Failed to clear notification: handle %d is not this progress engine's", (int)handle);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	atomic_store(&pe->armed, false);
-	while (read(pe->efd, &v, sizeof(v)) > 0)
-		;
+	if (!pe_drain(pe)) {
+		SD_LOG_ERR("Failed to clear notification: reading the event fd failed: %s", strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
 	return DOCA_SUCCESS;
 }
 

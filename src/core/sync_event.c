@@ -256,8 +256,8 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 		SD_LOG_ERR("failed to set sync event buffer: data length is %zu, must be 8", buf->data_len);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (!(sd_mmap_access(buf->mmap) & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)) {
-		SD_LOG_ERR("failed to set sync event buffer: the mmap does not grant local read/write");
+	if (!sd_mmap_can_write(buf->mmap)) {
+		SD_LOG_ERR("failed to set sync event buffer: the mmap does not allow local writes");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (((uintptr_t)buf->data & 7u) != 0) {

@@ -10,8 +10,8 @@
  *   every imported event), or ev->fallback when memfd is unavailable.
  * - mode: an event converted with doca_sync_event_as_ctx never starts
  *   stand-alone, and one started stand-alone is never handed out as a ctx.
- * - The context has 4 task classes (the core's limit): wait_eq and wait_neq
- *   share one pool of num_eq + num_neq tasks; their kind picks the callback.
+ * - The context has 5 task classes, one pool each: get, notify_set,
+ *   notify_add, wait_eq and wait_neq (a wait task's kind picks the callback).
  */
 #ifndef SD_SYNC_EVENT_PRIV_H_
 #define SD_SYNC_EVENT_PRIV_H_
@@ -77,13 +77,13 @@ struct doca_sync_event {
 	struct sd_task_class cls_get;
 	struct sd_task_class cls_set;
 	struct sd_task_class cls_add;
-	struct sd_task_class cls_wait;
+	struct sd_task_class cls_wait_eq;
+	struct sd_task_class cls_wait_neq;
 	doca_sync_event_task_get_completion_cb_t get_ok, get_err;
 	doca_sync_event_task_notify_set_completion_cb_t set_ok, set_err;
 	doca_sync_event_task_notify_add_completion_cb_t add_ok, add_err;
 	doca_sync_event_task_wait_eq_completion_cb_t eq_ok, eq_err;
 	doca_sync_event_task_wait_neq_completion_cb_t neq_ok, neq_err;
-	uint32_t num_eq, num_neq;  /* 0: not configured */
 
 	enum se_mode mode;
 	bool started;              /* stand-alone start */

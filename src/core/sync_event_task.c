@@ -62,7 +62,8 @@ void se_tasks_init(struct doca_sync_event *ev)
 			   sizeof(struct doca_sync_event_task_notify_set));
 	sd_task_class_init(&ev->cls_add, &ev->ctx, &add_ops, "sync_event_notify_add",
 			   sizeof(struct doca_sync_event_task_notify_add));
-	sd_task_class_init(&ev->cls_wait, &ev->ctx, &wait_ops, "sync_event_wait", sizeof(struct se_wait_task));
+	sd_task_class_init(&ev->cls_wait_eq, &ev->ctx, &wait_ops, "sync_event_wait_eq", sizeof(struct se_wait_task));
+	sd_task_class_init(&ev->cls_wait_neq, &ev->ctx, &wait_ops, "sync_event_wait_neq", sizeof(struct se_wait_task));
 }
 
 static struct doca_sync_event *task_event(const struct doca_task *task)
@@ -258,26 +259,6 @@ doca_error_t doca_sync_event_task_notify_add_set_conf(struct doca_sync_event *ev
 	return err;
 }
 
-/* wait_eq and wait_neq share one pool: its size is the sum of both. */
-static doca_error_t wait_conf(struct doca_sync_event *ev, uint8_t kind, uint32_t num_tasks)
-{
-	uint32_t n = num_tasks == 0 ? 1 : num_tasks;
-	uint32_t eq = kind == SE_WAIT_EQ ? n : ev->num_eq;
-	uint32_t neq = kind == SE_WAIT_NEQ ? n : ev->num_neq;
-	doca_error_t err;
-
-	if ((uint64_t)eq + neq > UINT32_MAX) {
-		SD_LOG_ERR("failed to configure wait tasks: %u + %u tasks is too many", eq, neq);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	err = class_conf(&ev->cls_wait, eq + neq);
-	if (err != DOCA_SUCCESS)
-		return err;
-	ev->num_eq = eq;
-	ev->num_neq = neq;
-	return DOCA_SUCCESS;
-}
-
 doca_error_t doca_sync_event_task_wait_eq_set_conf(struct doca_sync_event *event,
 						   doca_sync_event_task_wait_eq_completion_cb_t completion_cb,
 						   doca_sync_event_task_wait_eq_completion_cb_t error_cb, uint32_t num_tasks)
@@ -285,7 +266,7 @@ doca_error_t doca_sync_event_task_wait_eq_set_conf(struct doca_sync_event *event
 	doca_error_t err = conf_common(event, (const void *)completion_cb, (const void *)error_cb, "wait-equal");
 
 	if (err == DOCA_SUCCESS)
-		err = wait_conf(event, SE_WAIT_EQ, num_tasks);
+		err = class_conf(&event->cls_wait_eq, num_tasks);
 	if (err == DOCA_SUCCESS) {
 		event->eq_ok = completion_cb;
 		event->eq_err = error_cb;
@@ -301,7 +282,7 @@ doca_error_t doca_sync_event_task_wait_neq_set_conf(struct doca_sync_event *even
 	doca_error_t err = conf_common(event, (const void *)completion_cb, (const void *)error_cb, "wait-not-equal");
 
 	if (err == DOCA_SUCCESS)
-		err = wait_conf(event, SE_WAIT_NEQ, num_tasks);
+		err = class_conf(&event->cls_wait_neq, num_tasks);
 	if (err == DOCA_SUCCESS) {
 		event->neq_ok = completion_cb;
 		event->neq_err = error_cb;
@@ -393,7 +374,8 @@ static doca_error_t wait_alloc(struct doca_sync_event *ev, uint8_t kind, uint64_
 {
 	struct doca_task *t;
 	bool configured = kind == SE_WAIT_EQ ? ev->eq_ok != NULL : ev->neq_ok != NULL;
-	doca_error_t err = task_alloc(ev, &ev->cls_wait, configured, user_data, &t, what);
+	doca_error_t err = task_alloc(ev, kind == SE_WAIT_EQ ? &ev->cls_wait_eq : &ev->cls_wait_neq, configured,
+				      user_data, &t, what);
 
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -1,4 +1,9 @@
-/* Tasks: per-type pools, submission, ownership checks. */
+/*
+ * Tasks: per-type pools, submission, ownership checks. The pool reports to
+ * its context only through the counters of struct doca_ctx (core_priv.h):
+ * ctx->allocated for tasks out of their pools, ctx->inflight for submitted
+ * ones; the context reads them to decide when it may reach IDLE.
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +44,8 @@ void sd_task_class_init(struct sd_task_class *cls, struct doca_ctx *ctx, const s
 
 static void pool_free(struct sd_task_class *cls)
 {
+	if (cls->ctx != NULL)
+		cls->ctx->allocated -= cls->allocated;
 	free(cls->pool);
 	cls->pool = NULL;
 	cls->free_list = NULL;
@@ -47,13 +54,12 @@ static void pool_free(struct sd_task_class *cls)
 
 doca_error_t sd_task_class_conf(struct sd_task_class *cls, uint32_t num_tasks)
 {
-	doca_error_t rc;
-
 	if (cls == NULL || cls->ctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	rc = sd_ctx_check_idle(cls->ctx);
-	if (rc != DOCA_SUCCESS)
-		return rc;
+	if (cls->ctx->state != DOCA_CTX_STATE_IDLE) {
+		SD_LOG_ERR("Failed to configure %s tasks: %s context is not idle", cls->name, cls->ctx->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
 	if (num_tasks == 0) {
 		SD_LOG_ERR("Failed to configure %s tasks: number of tasks is 0", cls->name);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -150,12 +156,14 @@ doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task)
 		return DOCA_ERROR_NO_MEMORY;
 	cls->free_list = t->next;
 	cls->allocated++;
+	cls->ctx->allocated++;
 	t->next = NULL;
 	t->state = SD_TASK_ALLOCATED;
 	t->status = DOCA_SUCCESS;
 	t->submit_flags = 0;
 	t->user_data.u64 = 0;
 	t->owner = NULL;
+	t->freed = 0;
 	*task = t;
 	return DOCA_SUCCESS;
 }
@@ -183,7 +191,10 @@ static const char *task_state_name(uint8_t state)
 	}
 }
 
-static doca_error_t task_submit(struct doca_task *task, uint32_t flags)
+/* Inlined into each entry point, so the plain submit pays nothing for
+ * try_submit's validation. */
+static inline __attribute__((always_inline)) doca_error_t task_submit(struct doca_task *task, uint32_t flags,
+								     bool validate)
 {
 	struct sd_task_class *cls;
 	struct doca_ctx *ctx;
@@ -204,6 +215,11 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags)
 		SD_LOG_ERR("Failed to submit %s task: %s context is not running", cls->name, ctx->name);
 		return DOCA_ERROR_BAD_STATE;
 	}
+	if (validate && cls->ops->validate != NULL) {
+		rc = cls->ops->validate(task);
+		if (rc != DOCA_SUCCESS)
+			return rc;
+	}
 	prev = task->state;
 	task->state = SD_TASK_SUBMITTED;
 	task->submit_flags = (uint8_t)flags;
@@ -214,15 +230,26 @@ static doca_error_t task_submit(struct doca_task *task, uint32_t flags)
 	ctx->inflight++;
 	rc = cls->ops->submit(task);
 	if (rc != DOCA_SUCCESS) {
+		/* A library that completed the task and still reported an error
+		 * must not hand the task to two owners: the completion wins. */
+		if (task->state != SD_TASK_SUBMITTED) {
+			SD_LOG_CRIT("%s task: completed by its library although the submission failed (%s)",
+				    cls->name, doca_error_get_name(rc));
+			return DOCA_SUCCESS;
+		}
 		task->state = prev;
 		ctx->inflight--;
+		return rc;
 	}
-	return rc;
+	/* Someone sleeps on the notification handle: the task will complete
+	 * without further waiting, so it must be woken. */
+	sd_pe_note_work(ctx->pe);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_task_submit(struct doca_task *task)
 {
-	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE, false);
 }
 
 doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *owner)
@@ -233,15 +260,16 @@ doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *
 		return DOCA_ERROR_INVALID_VALUE;
 	/* Set before the library sees the task: it may complete it at once. */
 	task->owner = owner;
-	rc = task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+	rc = task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE, false);
 	if (rc != DOCA_SUCCESS && task->owner == owner)
 		task->owner = NULL;
 	return rc;
 }
 
+/* Same path as doca_task_submit, plus the task type's validation first. */
 doca_error_t doca_task_try_submit(struct doca_task *task)
 {
-	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE);
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE, true);
 }
 
 doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
@@ -250,31 +278,42 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 		SD_LOG_ERR("Failed to submit task: unknown submit flags 0x%" PRIx32, flags);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return task_submit(task, flags);
+	return task_submit(task, flags, false);
 }
 
 void doca_task_free(struct doca_task *task)
 {
 	struct sd_task_class *cls;
+	struct doca_ctx *ctx;
 
 	if (task == NULL) {
 		SD_LOG_ERR("Failed to free task: task is NULL");
 		return;
 	}
 	cls = task->cls;
-	if (task->state == SD_TASK_FREE) {
+	ctx = cls->ctx;
+	if (task->state == SD_TASK_FREE || task->freed) {
 		SD_LOG_ERR("Failed to free %s task %p: task is already free (double free)", cls->name, (void *)task);
 		return;
 	}
 	if (!task_held_by_user(task)) {
-		SD_LOG_ERR("Failed to free %s task %p: task is %s and owned by the context", cls->name,
+		/* A graph instance holds it and waits for its completion. */
+		if (task->owner != NULL) {
+			SD_LOG_ERR("Failed to free %s task %p: task is %s and run by a graph instance", cls->name,
+				   (void *)task, task_state_name(task->state));
+			return;
+		}
+		/* Given up while the context holds it: it returns to the pool
+		 * when it completes or is flushed, without a callback. */
+		SD_LOG_DBG("%s task %p freed while %s: released when the context finishes it", cls->name,
 			   (void *)task, task_state_name(task->state));
+		task->freed = 1;
 		return;
 	}
-	task->state = SD_TASK_FREE;
-	task->next = cls->free_list;
-	cls->free_list = task;
-	cls->allocated--;
+	sd_task_pool_put(task);
+	/* The last task of a stopping context: it may reach IDLE now. */
+	if (ctx->allocated == 0 && ctx->state == DOCA_CTX_STATE_STOPPING && ctx->pe != NULL)
+		sd_pe_note_work(ctx->pe);
 }
 
 doca_error_t doca_task_get_status(const struct doca_task *task)

@@ -124,6 +124,7 @@ void sd_caps_defaults(struct sd_caps *caps, enum sd_side side)
 	caps->mmap_max_size = 1ull << 40;
 	caps->mmap_export_pci_supported = true;
 	caps->mmap_create_from_export_pci_supported = true;
+	caps->mmap_cache_invalidate_supported = true;
 }
 
 void sd_props_defaults(struct sd_dev_props *props)
@@ -244,6 +245,7 @@ static const struct cap_field {
 	F(mmap_max_size, CAP_U64),
 	F(mmap_export_pci_supported, CAP_BOOL),
 	F(mmap_create_from_export_pci_supported, CAP_BOOL),
+	F(mmap_cache_invalidate_supported, CAP_BOOL),
 	P(active_rate, CAP_U64),
 	P(accelerate_resource_reclaim_supported, CAP_BOOL),
 	P(notification_moderation_supported, CAP_BOOL),

@@ -20,19 +20,23 @@ SD_LOG_REGISTER(DMA);
 static doca_error_t dma_ctx_start(struct doca_ctx *ctx);
 static void dma_ctx_stop(struct doca_ctx *ctx);
 static int dma_ctx_progress(struct doca_ctx *ctx);
+static bool dma_ctx_has_work(const struct doca_ctx *ctx);
 
 static const struct sd_ctx_ops dma_ctx_ops = {
 	.start = dma_ctx_start,
 	.stop = dma_ctx_stop,
 	.progress = dma_ctx_progress,
+	.has_work = dma_ctx_has_work,
 };
 
 static doca_error_t memcpy_submit(struct doca_task *task);
 static void memcpy_deliver(struct doca_task *task);
+static doca_error_t memcpy_validate(struct doca_task *task);
 
 static const struct sd_task_class_ops memcpy_ops = {
 	.submit = memcpy_submit,
 	.deliver = memcpy_deliver,
+	.validate = memcpy_validate,
 };
 
 /* ---- capabilities ---- */
@@ -135,12 +139,15 @@ doca_error_t doca_dma_destroy(struct doca_dma *dma)
 {
 	doca_error_t err;
 
-	if (dma == NULL)
+	if (dma == NULL) {
+		SD_LOG_ERR("Failed to destroy DMA: dma is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* DOCA answers IN_USE while the context still works (not idle). */
 	err = sd_ctx_fini(&dma->ctx);
 	if (err != DOCA_SUCCESS) {
-		SD_LOG_ERR("Failed to destroy DMA: context is not idle (%s)", doca_error_get_name(err));
-		return err;
+		SD_LOG_ERR("Failed to destroy DMA: context is not idle (stop it and let it reach idle first)");
+		return err == DOCA_ERROR_BAD_STATE ? DOCA_ERROR_IN_USE : err;
 	}
 	dma->eng_ops->destroy(dma->eng);
 	sd_dev_put(dma->dev);
@@ -189,6 +196,13 @@ static void dma_ctx_stop(struct doca_ctx *ctx)
 	dma->stop_pending = true;
 	dma->eng_ops->stop(dma->eng);
 	dma_stop_if_drained(dma);
+}
+
+static bool dma_ctx_has_work(const struct doca_ctx *ctx)
+{
+	const struct doca_dma *dma = (const struct doca_dma *)ctx;
+
+	return dma->eng_ops->has_work(dma->eng);
 }
 
 static int dma_ctx_progress(struct doca_ctx *ctx)
@@ -284,23 +298,36 @@ struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy 
 	return task == NULL ? NULL : task->dst;
 }
 
+/* doca_task_submit does not validate (DOCA): only what the engine needs to
+ * hold the task. Bad buffers, sizes and lists fail at execution, through
+ * the error callback, and stop the context. */
 static doca_error_t memcpy_submit(struct doca_task *task)
 {
 	struct doca_dma_task_memcpy *mt = sd_to_memcpy(task);
 	struct doca_dma *dma = sd_to_dma(task->cls->ctx);
-	uint32_t max_list = dma->caps->dma_max_buf_list_len;
 
 	if (mt->src == NULL || mt->dst == NULL) {
 		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer is NULL", mt->src == NULL ? "source" : "destination");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (mt->src->list_len > max_list || mt->dst->list_len > max_list) {
-		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer list of %u exceeds the device maximum of %u",
-			   mt->src->list_len > max_list ? "source" : "destination",
-			   mt->src->list_len > max_list ? mt->src->list_len : mt->dst->list_len, max_list);
+	return dma->eng_ops->submit(dma->eng, mt);
+}
+
+/* doca_task_try_submit: every check the execution makes, up front. */
+static doca_error_t memcpy_validate(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *mt = sd_to_memcpy(task);
+	size_t total;
+
+	if (mt->src == NULL || mt->dst == NULL) {
+		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer is NULL", mt->src == NULL ? "source" : "destination");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return dma->eng_ops->submit(dma->eng, mt);
+	if (sd_dma_task_check(mt, NULL, &total) != DOCA_SUCCESS) {
+		SD_LOG_ERR("Failed to submit DMA memcpy task: the task is invalid");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
 }
 
 static void memcpy_deliver(struct doca_task *task)
@@ -361,9 +388,18 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 	bool last_remote = cache != NULL ? cache->src_ok_remote : false;
 	const struct doca_buf *b;
 	size_t src_total = 0, dst_free = 0;
+	uint32_t max_list = dma->caps->dma_max_buf_list_len;
 	uint8_t remote = 0;
 	doca_error_t err;
 
+	/* src and dst are not NULL: submit and validate refuse that, and the
+	 * setters leave a submitted task alone. */
+	if (task->src->list_len > max_list || task->dst->list_len > max_list) {
+		SD_LOG_ERR("DMA memcpy task failed: %s buffer list of %u exceeds the device maximum of %u",
+			   task->src->list_len > max_list ? "source" : "destination",
+			   task->src->list_len > max_list ? task->src->list_len : task->dst->list_len, max_list);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	for (b = task->src; b != NULL; b = b->next) {
 		if (b->mmap != last_mmap) {
 			err = check_mmap(dma, b, false, "source");
@@ -385,6 +421,10 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 	if (cache != NULL) {
 		cache->src_ok = last_mmap;
 		cache->src_ok_remote = last_remote;
+	}
+	if (src_total == 0) {
+		SD_LOG_ERR("DMA memcpy task failed: the source holds no data (data length 0)");
+		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (src_total > dma->caps->dma_max_buf_size) {
 		SD_LOG_ERR("DMA memcpy task failed: %zu bytes exceed the maximum buffer size %lu", src_total,
@@ -426,6 +466,10 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 	if (remote == (SD_DMA_SRC_REMOTE | SD_DMA_DST_REMOTE)) {
 		SD_LOG_ERR("DMA memcpy task failed: source and destination are both remote memory (mmaps created "
 			   "from an export); one side of a DMA copy must be local memory");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (dst_free == 0) {
+		SD_LOG_ERR("DMA memcpy task failed: the destination has no free space (length 0 after its data)");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (dst_free < src_total) {

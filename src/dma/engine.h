@@ -10,10 +10,12 @@
  *
  * Rules for every engine:
  *   - submit() is called on the PE's thread while the context is RUNNING;
- *     it must not call sd_task_complete() (the core has not yet counted the
- *     task), it only queues.
+ *     it only queues (execution is asynchronous to the submitter).
  *   - poll() is called from the context's progress hook (RUNNING and
- *     STOPPING), returns how many tasks it finished.
+ *     STOPPING), returns how many tasks it finished. It executes a bounded
+ *     number of tasks per call. A task whose execution fails is finished
+ *     with sd_task_fail() (the context then stops and flushes the rest);
+ *     the engine executes nothing more after it.
  *   - stop() starts a flush: every queued task not yet copied completes with
  *     SD_TASK_FLUSHED_STATUS. drained() is true once the engine holds no task
  *     and owns no thread; the API layer then calls sd_ctx_stop_done().
@@ -44,6 +46,8 @@ struct sd_dma_engine_ops {
 	bool (*drained)(struct sd_dma_engine *eng);
 	doca_error_t (*submit)(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *task);
 	int (*poll)(struct sd_dma_engine *eng);
+	/* Tasks accepted and not yet executed (the next poll has work). */
+	bool (*has_work)(const struct sd_dma_engine *eng);
 };
 
 SD_DMA_INTERNAL extern const struct sd_dma_engine_ops sd_dma_sw_engine;

@@ -11,8 +11,18 @@
  *    pending tasks in one progress call is what reaches millions of tasks per
  *    second, and up to a few MiB a copy in the caller's thread runs at memcpy
  *    speed while the hand-off measurably does not (cross-core wake-ups on a
- *    busy machine). One progress call copies at most SD_DMA_POLL_BUDGET bytes
- *    inline (at least one task), which bounds how long it blocks.
+ *    busy machine). One progress call takes at most SD_DMA_POLL_MAX_TASKS
+ *    tasks and copies at most SD_DMA_POLL_BUDGET bytes inline (at least one
+ *    task), which bounds how long it blocks and leaves the rest executing
+ *    later, as a device would: a stop in the middle flushes them.
+ *  - A program that sleeps on the PE's notification handle instead of
+ *    polling is woken as soon as tasks are submitted (the core kicks an
+ *    armed PE on submit, and has_work below tells a re-arm that pending
+ *    tasks remain), so its next progress executes and completes them.
+ *  - A task whose execution fails (bad buffer, permission, remote access)
+ *    completes with sd_task_fail: after its error callback the context moves
+ *    to STOPPING and the tasks behind it are flushed, as DOCA DMA does. The
+ *    poll stops executing at the first failure.
  *  - Large copies go to one engine thread through a lock-free single-producer
  *    single-consumer ring (PE thread -> engine), and come back through a
  *    second ring (engine -> PE thread) followed by sd_pe_wake(), so a program
@@ -49,6 +59,7 @@ SD_LOG_REGISTER(DMA_ENGINE);
 #define SD_DMA_INLINE_MAX_DEFAULT (8u << 20)
 #define SD_DMA_REMOTE_INLINE_MAX_DEFAULT (256u << 10)
 #define SD_DMA_POLL_BUDGET (8u << 20)
+#define SD_DMA_POLL_MAX_TASKS 8u
 #define SD_DMA_RING_SIZE 1024u /* power of two */
 #define SD_DMA_SPIN_ROUNDS 20000
 
@@ -260,24 +271,38 @@ static bool start_thread(struct sd_dma_engine *eng)
 	return true;
 }
 
+/* An execution failure breaks the context (DOCA); a flush or an abort by
+ * stop does not. */
+static void finish(struct doca_dma_task_memcpy *t, doca_error_t status)
+{
+	if (status == DOCA_SUCCESS || status == SD_TASK_FLUSHED_STATUS)
+		sd_task_complete(&t->task, status);
+	else
+		sd_task_fail(&t->task, status);
+}
+
 static int sw_poll(struct sd_dma_engine *eng)
 {
 	struct sd_dma_check_cache cache = {NULL, NULL};
 	size_t inline_bytes = 0;
 	struct doca_dma_task_memcpy *t;
 	bool kicked = false;
+	bool failed = false;
+	uint32_t taken = 0;
 	int n = 0;
 
 	if (eng->worker_outstanding != 0) {
 		while ((t = ring_pop(&eng->cq)) != NULL) {
 			eng->worker_outstanding--;
-			sd_task_complete(&t->task, t->eng_status);
+			finish(t, t->eng_status);
+			if (t->eng_status != DOCA_SUCCESS && t->eng_status != SD_TASK_FLUSHED_STATUS)
+				failed = true;
 			n++;
 		}
 	}
 
 	/* Only the tasks present now: callbacks run later and may resubmit. */
-	while ((t = eng->pend_head) != NULL) {
+	while (!failed && !eng->stopping && (t = eng->pend_head) != NULL && taken < SD_DMA_POLL_MAX_TASKS) {
 		doca_error_t err;
 		size_t total;
 
@@ -290,6 +315,7 @@ static int sw_poll(struct sd_dma_engine *eng)
 			eng->pend_head = t->eng_next;
 			eng->worker_outstanding++;
 			kicked = true;
+			taken++;
 			continue;
 		}
 		if (err == DOCA_SUCCESS && inline_bytes >= SD_DMA_POLL_BUDGET && n > 0)
@@ -300,7 +326,10 @@ static int sw_poll(struct sd_dma_engine *eng)
 			if (err == DOCA_SUCCESS)
 				inline_bytes += total;
 		}
-		sd_task_complete(&t->task, err);
+		finish(t, err);
+		if (err != DOCA_SUCCESS)
+			failed = true;
+		taken++;
 		n++;
 	}
 	if (eng->pend_head == NULL)
@@ -308,6 +337,11 @@ static int sw_poll(struct sd_dma_engine *eng)
 	if (kicked)
 		engine_kick(eng);
 	return n;
+}
+
+static bool sw_has_work(const struct sd_dma_engine *eng)
+{
+	return eng->pend_head != NULL && !eng->stopping;
 }
 
 const struct sd_dma_engine_ops sd_dma_sw_engine = {
@@ -319,4 +353,5 @@ const struct sd_dma_engine_ops sd_dma_sw_engine = {
 	.drained = sw_drained,
 	.submit = sw_submit,
 	.poll = sw_poll,
+	.has_work = sw_has_work,
 };

@@ -64,5 +64,6 @@
 #define sd_task_class_conf priv_doca_sd_task_class_conf
 #define sd_task_class_init priv_doca_sd_task_class_init
 #define sd_task_complete priv_doca_sd_task_complete
+#define sd_task_fail priv_doca_sd_task_fail
 
 #endif /* SD_ABI_H_ */

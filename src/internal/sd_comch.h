@@ -9,8 +9,12 @@
  * Frames: besides its own control frames, a connection carries "fast-path
  * frames" of a kind >= SD_COMCH_FP_KIND_BASE with a body of at most
  * SD_COMCH_FP_MAX_BODY bytes and optionally one file descriptor. The control
- * path does not interpret them: every one received is handed to the
- * connection's fast-path handler.
+ * path does not interpret them: every one received after the handshake is
+ * handed to the connection's fast-path handler, or, while none is attached
+ * (no producer or consumer of this process has used the connection yet), to
+ * sd_fp_conn_adopt, which attaches one. None is ever dropped: the peer's
+ * consumer announcements reach the owner's new-consumer event before this
+ * process creates any producer, as DOCA's programs expect.
  *
  * Threading:
  *  - The handler runs on the thread that progresses the connection (the PE of
@@ -65,7 +69,7 @@ typedef void (*sd_comch_fp_handler_t)(struct doca_comch_connection *conn, uint16
 				      uint32_t len, int fd, void *arg);
 
 /* One dispatcher per connection (NULL handler detaches). If no handler is set
- * when a fast-path frame arrives, the frame is dropped (and its fd closed). */
+ * when a fast-path frame arrives, sd_fp_conn_adopt gets it. */
 void sd_comch_conn_fp_set_handler(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg);
 
 /* Like sd_comch_conn_fp_set_handler, from any thread, and telling the
@@ -74,6 +78,12 @@ void sd_comch_conn_fp_set_handler(struct doca_comch_connection *conn, sd_comch_f
  * already closed (nothing installed, no CLOSED will come) or handler is
  * NULL. */
 bool sd_comch_conn_fp_attach(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg);
+
+/* Implemented by the fast path (src/comch/fastpath.c), called by the
+ * control path on the connection's thread for a fast-path frame that found
+ * no handler: attaches the fast path's state and dispatcher to conn, then
+ * handles the frame. Takes fd (closes it or keeps it). */
+void sd_fp_conn_adopt(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd);
 
 /* Pin / unpin the connection (any thread): a producer/consumer takes one in
  * its create (before anything else touches the connection) and drops it in

@@ -1,12 +1,19 @@
 /*
  * sd_ctx.h - the context/task/progress-engine core that every library
- * (DMA, Comch server/client/producer/consumer) builds on.
+ * (DMA, Comch server/client/producer/consumer, sync event, mmap advise,
+ * graph) builds on.
  *
  * The state machine lives here once:
  *
  *     IDLE --doca_ctx_start--> STARTING --sd_ctx_set_running--> RUNNING
- *     RUNNING --doca_ctx_stop--> STOPPING --(no task in flight and the
- *           library called sd_ctx_stop_done)--> IDLE
+ *     RUNNING --doca_ctx_stop, sd_ctx_fail, or a task finished with
+ *           sd_task_fail--> STOPPING
+ *     STOPPING --(no task in flight, every task allocated from the context
+ *           freed, and the library called sd_ctx_stop_done)--> IDLE
+ *
+ * doca_ctx_stop answers SUCCESS when the context reached IDLE (or already
+ * was IDLE), IN_PROGRESS when it stays STOPPING; the IDLE transition then
+ * happens in a later doca_pe_progress, through the state-changed callback.
  *
  * A library embeds struct doca_ctx first in its own object (to_xxx() casts
  * back) and fills a struct sd_ctx_ops. Tasks embed struct doca_task first;
@@ -14,17 +21,34 @@
  * library's *_set_conf(num_tasks) before start.
  *
  * Ownership: doca_task_submit hands a task to the context (state SUBMITTED,
- * counted in flight); the library finishes it with sd_task_complete(), which
- * only queues it; the completion callback runs later, from doca_pe_progress
- * on the thread that calls it. The task stays "in flight" until its callback
- * returns, so a callback that calls doca_ctx_stop sees STOPPING, as on
- * hardware.
+ * counted in flight); the library finishes it with sd_task_complete() (or
+ * sd_task_fail()), which only queues it; the completion callback runs later,
+ * from doca_pe_progress on the thread that calls it. The task stays "in
+ * flight" until its callback returns, so a callback that calls doca_ctx_stop
+ * sees STOPPING, as on hardware. A program may give up a task the context
+ * holds (doca_task_free of a submitted task, as NVIDIA's secure_channel does
+ * with its posted receive tasks before stopping): the task is marked, and
+ * when it completes (or is flushed) it goes back to its pool without a
+ * callback; the context reaches IDLE once that happened.
+ *
+ * Submission: doca_task_submit does not validate the task beyond what the
+ * library needs to hold it (DOCA: "DOES NOT validate"): a task with bad
+ * parameters is accepted and fails when it executes. doca_task_try_submit
+ * first runs the class's validate op and refuses an invalid task with
+ * INVALID_VALUE, nothing taken.
+ *
+ * Execution: libraries execute tasks asynchronously to the submitter, from
+ * their progress hook or an engine thread, and a progress call handles a
+ * bounded number of them, so a stop in the middle finds tasks to flush.
+ * A program sleeping on the PE's notification handle is woken when there is
+ * work (a task submitted while armed, a library's has_work, sd_pe_wake).
  *
  * Threading: a PE and the contexts connected to it are used from one thread
  * at a time. Library engine threads must not call into this core except
  * sd_pe_wake(), which is thread-safe (and async-signal-safe).
  *
- * Implemented in src/core/ (pe.c, ctx.c, task.c).
+ * Implemented in src/core/ (pe.c, ctx.c, task.c; core_priv.h draws how they
+ * talk to each other).
  */
 #ifndef SD_CTX_H_
 #define SD_CTX_H_
@@ -49,6 +73,7 @@ struct doca_task {
 	doca_error_t status;
 	uint8_t state;           /* enum sd_task_state */
 	uint8_t submit_flags;    /* doca_task_submit_flag bits given at submit */
+	uint8_t freed;           /* doca_task_free while the context held it: back to the pool on completion */
 	struct doca_task *next;  /* free list / completion queue link */
 	uint64_t submit_ns;      /* CLOCK_MONOTONIC at submit, for range profiling */
 	struct sd_task_owner *owner; /* see below; NULL for a task the user submitted */
@@ -79,6 +104,9 @@ struct sd_task_class_ops {
 	/* Call the user's success or error callback (per task->status) with the
 	 * concrete task type. Called by the core from doca_pe_progress. */
 	void (*deliver)(struct doca_task *task);
+	/* Optional: the checks doca_task_try_submit makes before submit
+	 * (DOCA_SUCCESS or INVALID_VALUE, logged). NULL: nothing beyond submit's. */
+	doca_error_t (*validate)(struct doca_task *task);
 };
 
 /* A pool of tasks of one type, owned by one context. */
@@ -106,9 +134,17 @@ struct sd_ctx_ops {
 	void (*stop)(struct doca_ctx *ctx);
 	/* Poll the engine; return how many things happened (0 if nothing). */
 	int (*progress)(struct doca_ctx *ctx);
+	/* Optional: true when the next progress would do something without
+	 * waiting for anything (submitted tasks not yet executed). Read by
+	 * doca_pe_request_notification so that an armed PE with such work
+	 * wakes its waiter at once. Not for work that arrives through a
+	 * watched fd or sd_pe_wake. */
+	bool (*has_work)(const struct doca_ctx *ctx);
 };
 
-#define SD_CTX_MAX_TASK_CLASSES 4
+#define SD_CTX_MAX_TASK_CLASSES 6
+
+struct sd_ctx_core_ops;
 
 struct doca_ctx {
 	const struct sd_ctx_ops *ops;
@@ -119,8 +155,12 @@ struct doca_ctx {
 	doca_ctx_state_changed_callback_t state_changed_cb;
 	struct sd_task_class *classes[SD_CTX_MAX_TASK_CLASSES];
 	uint32_t num_classes;
+	/* Accounting, written by the task pool and the PE (core_priv.h) */
 	uint32_t inflight;                /* submitted, callback not yet returned */
+	uint32_t allocated;               /* tasks of every class not in their pool */
+	bool fail_pending;                /* a task ended with sd_task_fail: stop after its callback */
 	bool stop_done;                   /* library finished its stop work */
+	const struct sd_ctx_core_ops *core; /* ctx.c's side of the PE interface */
 	uint32_t profiler_max_nranges;    /* 0: range profiling off */
 	struct doca_ctx *pe_next;         /* PE's list of connected contexts */
 };
@@ -153,6 +193,13 @@ doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task);
  * doca_pe_progress. Must be called on the PE's thread (from the library's
  * submit/progress/stop hooks). */
 void sd_task_complete(struct doca_task *task, doca_error_t status);
+/* Finish a task whose execution failed in a way that breaks the context
+ * (DOCA: the context moves to STOPPING and the remaining tasks are
+ * flushed): as sd_task_complete, then, once the task's error callback has
+ * run in that doca_pe_progress, the context goes to STOPPING as if
+ * doca_ctx_stop had been called. The library should stop executing further
+ * tasks; its stop hook flushes them. */
+void sd_task_fail(struct doca_task *task, doca_error_t status);
 
 /* Status of tasks flushed by a stop. */
 #define SD_TASK_FLUSHED_STATUS DOCA_ERROR_IO_FAILED

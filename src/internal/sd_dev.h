@@ -62,6 +62,8 @@ struct sd_caps {
 	uint64_t mmap_max_size;
 	bool mmap_export_pci_supported;
 	bool mmap_create_from_export_pci_supported;
+	/* mmap advise: the cache-invalidation task (doca_mmap_advise.h) */
+	bool mmap_cache_invalidate_supported;
 };
 
 /* Canonical PCI address length "XXXX:BB:DD.F" (12 chars + NUL). */

@@ -54,8 +54,13 @@ size_t sd_mmap_len(const struct doca_mmap *mmap);
 /* Is [p, p+n) inside the mmap's registered range? */
 bool sd_mmap_contains(const struct doca_mmap *mmap, const void *p, size_t n);
 
-/* Local-side rights: may the local process (DMA on this side) read / write
- * memory of this mmap? A remote (from-export) mmap answers per its export. */
+/* Rights of a device of this process (DMA, Comch, sync events on this side):
+ * may it read / write memory of this mmap? The rule is DOCA's and lives in
+ * src/mem/mmap.c: a local mmap is always readable, and writable when any of
+ * LOCAL_READ_WRITE, PCI_READ_WRITE, RDMA_WRITE, RDMA_ATOMIC is set; a
+ * from-export mmap is readable with PCI_READ_ONLY or PCI_READ_WRITE and
+ * writable with PCI_READ_WRITE, as the exporter set them. Ask these rather
+ * than testing sd_mmap_access bits. */
 bool sd_mmap_can_read(const struct doca_mmap *mmap);
 bool sd_mmap_can_write(const struct doca_mmap *mmap);
 

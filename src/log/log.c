@@ -31,6 +31,11 @@ struct doca_log_backend {
 	bool upper_strict; /* upper may no longer fall below upper_floor */
 	uint32_t lower_cap;
 	uint32_t upper_floor;
+	/* Fixed window of a standard backend (its share of the levels): lower
+	 * never above lower_max, upper never below upper_min, whatever is set. */
+	uint32_t lower_max;
+	uint32_t upper_min;
+	bool flush_stdout; /* the stderr half of the standard pair keeps order with stdout */
 	_Atomic uint32_t lower; /* most verbose level written (for SDK backends: the SDK level) */
 	_Atomic uint32_t upper; /* least verbose level written */
 	FILE *file;
@@ -50,9 +55,14 @@ static struct doca_log_backend *_Atomic backends;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t fallback_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* DOCA's documented defaults: application lower INFO and upper CRIT, SDK INFO. */
 static _Atomic uint32_t global_lower = DOCA_LOG_LEVEL_INFO;
 static _Atomic uint32_t global_upper = DOCA_LOG_LEVEL_CRIT;
-static _Atomic uint32_t global_sdk = DOCA_LOG_LEVEL_WARNING;
+static _Atomic uint32_t global_sdk = DOCA_LOG_LEVEL_INFO;
+/* The stderr fallback for SDK messages (no SDK backend yet, softdoca's own
+ * choice) keeps to WARNING until the SDK limit is set explicitly, so that
+ * programs that never asked for SDK logs do not get its INFO chatter. */
+static _Atomic bool global_sdk_set;
 static _Atomic int num_app_backends;
 static _Atomic int num_sdk_backends;
 /* Highest SDK level any SDK backend (or the stderr fallback) would write. */
@@ -66,18 +76,40 @@ static bool level_valid(uint32_t level)
 	return level >= DOCA_LOG_LEVEL_DISABLE && level <= DOCA_LOG_LEVEL_TRACE;
 }
 
-static void env_level(const char *name, _Atomic uint32_t *dst)
+static bool env_level(const char *name, _Atomic uint32_t *dst)
 {
 	const char *v = getenv(name);
 	char *end;
 	long l;
 
 	if (v == NULL || *v == '\0')
-		return;
+		return false;
 	errno = 0;
 	l = strtol(v, &end, 10);
-	if (errno == 0 && *end == '\0' && level_valid((uint32_t)l))
-		atomic_store(dst, (uint32_t)l);
+	if (errno != 0 || *end != '\0' || !level_valid((uint32_t)l))
+		return false;
+	atomic_store(dst, (uint32_t)l);
+	return true;
+}
+
+static uint32_t fallback_sdk_level(void)
+{
+	uint32_t l = atomic_load(&global_sdk);
+
+	if (!atomic_load(&global_sdk_set) && l > DOCA_LOG_LEVEL_WARNING)
+		l = DOCA_LOG_LEVEL_WARNING;
+	return l;
+}
+
+/* A level as a backend's fixed window lets it be. */
+static uint32_t clamp_lower(const struct doca_log_backend *b, uint32_t level)
+{
+	return level > b->lower_max ? b->lower_max : level;
+}
+
+static uint32_t clamp_upper(const struct doca_log_backend *b, uint32_t level)
+{
+	return level < b->upper_min ? b->upper_min : level;
 }
 
 static void recompute_sdk_max(void);
@@ -85,7 +117,8 @@ static void recompute_sdk_max(void);
 static void __attribute__((constructor)) sd_log_init(void)
 {
 	env_level("SOFTDOCA_LOG_LEVEL", &global_lower);
-	env_level("SOFTDOCA_SDK_LOG_LEVEL", &global_sdk);
+	if (env_level("SOFTDOCA_SDK_LOG_LEVEL", &global_sdk))
+		atomic_store(&global_sdk_set, true);
 	pthread_mutex_lock(&registry_lock);
 	recompute_sdk_max();
 	pthread_mutex_unlock(&registry_lock);
@@ -98,7 +131,7 @@ static void recompute_sdk_max(void)
 	struct doca_log_backend *b;
 
 	if (atomic_load(&num_sdk_backends) == 0)
-		max = atomic_load(&global_sdk);
+		max = fallback_sdk_level();
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next) {
 		uint32_t l = atomic_load(&b->lower);
 
@@ -178,6 +211,8 @@ static void emit_to(struct doca_log_backend *b, uint32_t level, const char *line
 	pthread_mutex_lock(&b->lock);
 	switch (b->kind) {
 	case BK_FILE:
+		if (b->flush_stdout)
+			fflush(stdout);
 		write_file(b->file, line, len);
 		break;
 	case BK_FD:
@@ -271,7 +306,7 @@ static void dispatch(bool sdk, uint32_t level, const char *file, int line, const
 	in_dispatch = true;
 	fallback = atomic_load(sdk ? &num_sdk_backends : &num_app_backends) == 0;
 	if (fallback) {
-		uint32_t lim = atomic_load(sdk ? &global_sdk : &global_lower);
+		uint32_t lim = sdk ? fallback_sdk_level() : atomic_load(&global_lower);
 
 		if (!admits(lim, sdk ? DOCA_LOG_LEVEL_CRIT : atomic_load(&global_upper), level))
 			goto out;
@@ -422,7 +457,7 @@ doca_error_t doca_log_level_set_global_lower_limit(uint32_t log_level)
 	atomic_store(&global_lower, log_level);
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next)
 		if (!b->sdk && lower_allowed(b, log_level))
-			atomic_store(&b->lower, log_level);
+			atomic_store(&b->lower, clamp_lower(b, log_level));
 	pthread_mutex_unlock(&registry_lock);
 	return DOCA_SUCCESS;
 }
@@ -437,7 +472,7 @@ doca_error_t doca_log_level_set_global_upper_limit(uint32_t log_level)
 	atomic_store(&global_upper, log_level);
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next)
 		if (!b->sdk && upper_allowed(b, log_level))
-			atomic_store(&b->upper, log_level);
+			atomic_store(&b->upper, clamp_upper(b, log_level));
 	pthread_mutex_unlock(&registry_lock);
 	return DOCA_SUCCESS;
 }
@@ -460,6 +495,7 @@ doca_error_t doca_log_level_set_global_sdk_limit(uint32_t log_level)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&registry_lock);
 	atomic_store(&global_sdk, log_level);
+	atomic_store(&global_sdk_set, true);
 	for (b = atomic_load_explicit(&backends, memory_order_acquire); b != NULL; b = b->next)
 		if (b->sdk && lower_allowed(b, log_level))
 			atomic_store(&b->lower, log_level);
@@ -483,7 +519,7 @@ static doca_error_t set_lower(struct doca_log_backend *b, uint32_t level)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&registry_lock);
 	if (lower_allowed(b, level)) {
-		atomic_store(&b->lower, level);
+		atomic_store(&b->lower, clamp_lower(b, level));
 		if (b->sdk)
 			recompute_sdk_max();
 	} else {
@@ -501,7 +537,7 @@ static doca_error_t set_upper(struct doca_log_backend *b, uint32_t level)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&registry_lock);
 	if (upper_allowed(b, level))
-		atomic_store(&b->upper, level);
+		atomic_store(&b->upper, clamp_upper(b, level));
 	else
 		ret = DOCA_ERROR_BAD_STATE;
 	pthread_mutex_unlock(&registry_lock);
@@ -562,11 +598,14 @@ static doca_error_t add_backend(struct doca_log_backend *proto, bool sdk, struct
 	b->capacity = proto->capacity;
 	b->flush = proto->flush;
 	b->sdk = sdk;
+	b->lower_max = proto->lower_max != 0 ? proto->lower_max : (uint32_t)DOCA_LOG_LEVEL_TRACE;
+	b->upper_min = proto->upper_min;
+	b->flush_stdout = proto->flush_stdout;
 	pthread_mutex_init(&b->lock, NULL);
 
 	pthread_mutex_lock(&registry_lock);
-	atomic_store(&b->lower, sdk ? atomic_load(&global_sdk) : atomic_load(&global_lower));
-	atomic_store(&b->upper, sdk ? (uint32_t)DOCA_LOG_LEVEL_CRIT : atomic_load(&global_upper));
+	atomic_store(&b->lower, clamp_lower(b, sdk ? atomic_load(&global_sdk) : atomic_load(&global_lower)));
+	atomic_store(&b->upper, clamp_upper(b, sdk ? (uint32_t)DOCA_LOG_LEVEL_CRIT : atomic_load(&global_upper)));
 	b->next = atomic_load(&backends);
 	atomic_store_explicit(&backends, b, memory_order_release);
 	if (sdk)
@@ -620,11 +659,20 @@ static doca_error_t create_syslog(const char *name, bool sdk, struct doca_log_ba
 	return add_backend(&proto, sdk, out);
 }
 
+/*
+ * DOCA's standard pair: stdout takes the global lower limit up to INFO,
+ * stderr WARNING up to the global upper limit. Each follows the global
+ * limits inside its own share, so -l 60 adds DEBUG to stdout only and -l 30
+ * leaves stdout silent.
+ */
 doca_error_t doca_log_backend_create_standard(void)
 {
-	struct doca_log_backend proto = {.kind = BK_FILE, .file = stdout, .fd = -1};
+	struct doca_log_backend out = {.kind = BK_FILE, .file = stdout, .fd = -1, .upper_min = DOCA_LOG_LEVEL_INFO};
+	struct doca_log_backend err = {.kind = BK_FILE, .file = stderr, .fd = -1,
+				       .lower_max = DOCA_LOG_LEVEL_WARNING, .flush_stdout = true};
+	doca_error_t ret = add_backend(&out, false, NULL);
 
-	return add_backend(&proto, false, NULL);
+	return ret != DOCA_SUCCESS ? ret : add_backend(&err, false, NULL);
 }
 
 doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend)

@@ -23,6 +23,24 @@ SD_LOG_REGISTER(DOCA_MMAP);
 	 DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE | \
 	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
 
+/*
+ * The access rule, in one place (the data-path libraries only ask, through
+ * sd_mmap_can_read/sd_mmap_can_write):
+ *   - a local device (one in this process; on the Arm side every device)
+ *     may always read the memory, whatever the flags (DOCA documents it);
+ *   - it may write it when any flag grants writing: LOCAL_READ_WRITE, and
+ *     also PCI_READ_WRITE, RDMA_WRITE and RDMA_ATOMIC, because memory that
+ *     a peer may write is registered writable for the device as a whole
+ *     (on the card such an mmap is a valid DMA destination on its own side);
+ *   - across PCIe (an export) the peer may read with PCI_READ_ONLY or
+ *     PCI_READ_WRITE and write with PCI_READ_WRITE only (src/fabric checks
+ *     the descriptor's copy of the flags);
+ *   - PCI_READ_ONLY and PCI_READ_WRITE exclude each other.
+ */
+#define ACCESS_LOCAL_WRITE                                                                                   \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE | \
+	 DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
 doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 {
 	struct doca_mmap *m;
@@ -71,6 +89,11 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
 	if (mmap == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (mmap->kind != SD_MMAP_LOCAL || (mmap->started && mmap->nexports != 0)) {
+		SD_LOG_ERR("failed to start mmap: it was %s", mmap->kind != SD_MMAP_LOCAL ? "created from an export" :
+											  "exported");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	if (mmap->started) {
 		SD_LOG_ERR("failed to start mmap: already started");
 		return DOCA_ERROR_BAD_STATE;
@@ -99,6 +122,10 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 
 	if (mmap == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (mmap->kind != SD_MMAP_LOCAL) {
+		SD_LOG_ERR("failed to stop mmap: it was created from an export (destroy it instead)");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	if (!mmap->started)
 		return DOCA_ERROR_BAD_STATE;
 	nbufs = atomic_load(&mmap->nbufs);
@@ -106,6 +133,13 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 		SD_LOG_ERR("failed to stop mmap: %u buffer(s) still reference it", nbufs);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
+	/* as documented: stop destroys the export descriptors and so
+	 * invalidates the mmaps the other side created from them */
+	for (uint32_t i = 0; i < mmap->nexports; i++)
+		sd_remote_export_free(mmap->exports[i]);
+	free(mmap->exports);
+	mmap->exports = NULL;
+	mmap->nexports = 0;
 	mmap->started = false;
 	return DOCA_SUCCESS;
 }
@@ -171,6 +205,16 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 
 	if (ret != DOCA_SUCCESS)
 		return ret;
+	if (dmabuf_fd < 0 || addr == NULL || len == 0 || (uintptr_t)addr + len < (uintptr_t)addr ||
+	    dmabuf_offset + len < dmabuf_offset) {
+		SD_LOG_ERR("failed to set dmabuf memory range: invalid range (fd %d, %p + %zu, offset %zu)", dmabuf_fd,
+			   addr, len, dmabuf_offset);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (mmap->range_set) {
+		SD_LOG_ERR("failed to set dmabuf memory range: the range can be set only once");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	SD_LOG_ERR("failed to set dmabuf memory range: dmabuf is not supported by the emulated device");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
@@ -185,10 +229,9 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 		SD_LOG_ERR("failed to set permissions: unknown access bits 0x%x", access_mask & ~(uint32_t)ACCESS_ALL);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	/* as with verbs: remote write or atomic access needs local write access */
-	if ((access_mask & (DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) != 0 &&
-	    (access_mask & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0) {
-		SD_LOG_ERR("failed to set permissions: RDMA write/atomic access requires local read-write access");
+	if ((access_mask & DOCA_ACCESS_FLAG_PCI_READ_ONLY) != 0 && (access_mask & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0) {
+		SD_LOG_ERR("failed to set permissions: DOCA_ACCESS_FLAG_PCI_READ_ONLY and DOCA_ACCESS_FLAG_PCI_READ_WRITE "
+			   "are mutually exclusive");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	mmap->access = access_mask;
@@ -444,6 +487,18 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 {
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (!sd_mmap_has_dev(mmap, dev)) {
+		SD_LOG_ERR("failed to export mmap for RDMA: device %s was not added to it", sd_dev_pci_addr(dev));
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (!mmap->started) {
+		SD_LOG_ERR("failed to export mmap for RDMA: it is not started");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if ((mmap->access & (DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)) == 0) {
+		SD_LOG_ERR("failed to export mmap for RDMA: its permissions (0x%x) grant no RDMA access", mmap->access);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	SD_LOG_ERR("failed to export mmap: RDMA is not supported by the emulated device");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
@@ -560,7 +615,7 @@ bool sd_mmap_can_read(const struct doca_mmap *mmap)
 		return false;
 	if (mmap->kind == SD_MMAP_REMOTE)
 		return sd_remote_can_read(mmap->remote);
-	return true; /* local memory is always readable by its owner */
+	return true; /* readable by a local device whatever the flags */
 }
 
 bool sd_mmap_can_write(const struct doca_mmap *mmap)
@@ -569,7 +624,7 @@ bool sd_mmap_can_write(const struct doca_mmap *mmap)
 		return false;
 	if (mmap->kind == SD_MMAP_REMOTE)
 		return sd_remote_can_write(mmap->remote);
-	return (mmap->access & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+	return (mmap->access & ACCESS_LOCAL_WRITE) != 0;
 }
 
 struct sd_remote *sd_mmap_remote(const struct doca_mmap *mmap)

@@ -29,10 +29,6 @@
 
 SD_LOG_REGISTER(MMAP_ADVISE);
 
-/* Every emulated device can run the task (there is no topology capability
- * for it yet; a device without a CPU-coherent path would answer false). */
-#define SD_ADVISE_CACHE_INVALIDATE_SUPPORTED true
-
 struct doca_mmap_advise_task_invalidate_cache {
 	struct doca_task task; /* first: the core's view */
 	struct doca_buf *buf;
@@ -66,7 +62,8 @@ static doca_error_t advise_caps(const struct doca_devinfo *devinfo, const struct
 	*caps = sd_devinfo_caps(devinfo);
 	if (*caps == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	return SD_ADVISE_CACHE_INVALIDATE_SUPPORTED ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+	/* the topology's mmap_cache_invalidate_supported (default true) */
+	return (*caps)->mmap_cache_invalidate_supported ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
 doca_error_t doca_mmap_advise_cap_task_cache_invalidate_is_supported(const struct doca_devinfo *devinfo)
@@ -250,6 +247,11 @@ doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
 	if (num_tasks == 0) {
 		SD_LOG_ERR("Failed to configure invalidate cache task: number of tasks is 0");
 		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!mmap_advise->caps->mmap_cache_invalidate_supported) {
+		SD_LOG_ERR("Failed to configure invalidate cache task: device %s does not support it",
+			   sd_dev_pci_addr(mmap_advise->dev));
+		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	rc = sd_task_class_conf(&mmap_advise->inval_cls, num_tasks);
 	if (rc != DOCA_SUCCESS)

@@ -1,6 +1,8 @@
 /* The other side for the two-process Comch tests.
- * dpu flavor: a server "comch_peer NAME" that echoes messages; "quit" stops
- *   it cleanly, "bye-me" makes it disconnect the sender.
+ * dpu flavor: a server "comch_peer NAME [greet]" that echoes messages; "quit"
+ *   stops it cleanly, "bye-me" makes it disconnect the sender; with greet it
+ *   sends "greet" from inside its connection callback, right behind the
+ *   handshake.
  * host flavor: a client "comch_peer NAME stay|leave|mute" that sends
  *   "ping", waits for the answer, then stays (until killed or disconnected),
  *   stops cleanly, or stops progressing (mute).
@@ -45,10 +47,17 @@ static void on_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t 
 		doca_task_free(doca_comch_task_send_as_task(t));
 }
 
+static bool greet;
+
 static void on_connect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *c,
 		       uint8_t ok)
 {
+	struct doca_comch_task_send *t;
+
 	say("CONNECT");
+	if (greet && doca_comch_server_task_send_alloc_init(server, c, "greet", 5, &t) == DOCA_SUCCESS &&
+	    doca_task_submit(doca_comch_task_send_as_task(t)) != DOCA_SUCCESS)
+		doca_task_free(doca_comch_task_send_as_task(t));
 }
 
 static void on_disconnect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *c,
@@ -66,6 +75,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || cu_open_dev(&dev) != DOCA_SUCCESS || cu_open_rep(dev, &rep) != DOCA_SUCCESS)
 		return 2;
+	greet = argc > 2 && strcmp(argv[2], "greet") == 0;
 	if (doca_pe_create(&pe) != DOCA_SUCCESS || doca_comch_server_create(dev, rep, argv[1], &server) != DOCA_SUCCESS)
 		return 3;
 	ctx = doca_comch_server_as_ctx(server);

@@ -490,9 +490,64 @@ static void test_client_event_driven(void **state)
 	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
 }
 
+static int msgs_at_running = -1;
+
+static void record_running(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+			   enum doca_ctx_states next)
+{
+	if (next == DOCA_CTX_STATE_RUNNING)
+		msgs_at_running = msgs;
+}
+
+/* DOCA's programs take the connection and set its user data once the client
+ * is RUNNING, then expect its events: a message the server sent right
+ * behind the handshake is delivered by a later doca_pe_progress than the one
+ * that made the client RUNNING, never by the same. */
+static void test_client_running_before_first_message(void **state)
+{
+	struct doca_comch_client *c;
+	struct doca_comch_connection *conn;
+	struct doca_ctx *ctx;
+	struct peer p;
+	uint64_t end;
+
+	if (!peer_available())
+		skip();
+	reset_counters();
+	msgs_at_running = -1;
+	peer_start(&p, pe, "h4_greet", "greet");
+	assert_true(peer_expect(&p, "READY", 5000));
+	assert_int_equal(doca_comch_client_create(dev, "h4_greet", &c), DOCA_SUCCESS);
+	ctx = doca_comch_client_as_ctx(c);
+	assert_int_equal(doca_comch_client_task_send_set_conf(c, send_ok, send_err, 8), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_event_msg_recv_register(c, on_msg), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_set_state_changed_cb(ctx, record_running), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_ERROR_IN_PROGRESS);
+	/* slow progress: when the ACCEPT is read, the greeting is already
+	 * waiting behind it */
+	end = cu_now_ms() + 5000;
+	while (cu_state(ctx) == DOCA_CTX_STATE_STARTING && cu_now_ms() < end) {
+		usleep(100 * 1000);
+		doca_pe_progress(pe);
+	}
+	assert_int_equal(cu_state(ctx), DOCA_CTX_STATE_RUNNING);
+	assert_int_equal(msgs_at_running, 0);
+	assert_int_equal(msgs, 0);
+	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_connection_set_user_data(conn, (union doca_data){.u64 = 7}), DOCA_SUCCESS);
+	assert_true(cu_progress_until_flag(pe, &msgs, 1, 3000));
+	assert_string_equal(last_msg, "greet");
+	client_send(c, conn, "quit");
+	assert_true(cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(peer_wait(&p, 5000), 0);
+	assert_int_equal(doca_comch_client_destroy(c), DOCA_SUCCESS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_client_running_before_first_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_bad_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_event_driven, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_stop_while_waiting, setup, teardown),

@@ -172,7 +172,7 @@ static int fp_setup(void)
 	if (doca_comch_consumer_create(P.conn, P.mem.mmap, &P.cons) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(P.pe_fp, doca_comch_consumer_as_ctx(P.cons)) != DOCA_SUCCESS ||
 	    doca_comch_consumer_task_post_recv_set_conf(P.cons, recv_ok, recv_err, P.nbufs) != DOCA_SUCCESS ||
-	    doca_ctx_start(doca_comch_consumer_as_ctx(P.cons)) != DOCA_SUCCESS)
+	    fp_consumer_start(P.cons, P.pe_fp, P.pe_srv, 10) != DOCA_SUCCESS)
 		return -1;
 	if (doca_comch_producer_create(P.conn, &P.prod) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(P.pe_fp, doca_comch_producer_as_ctx(P.prod)) != DOCA_SUCCESS ||

@@ -139,6 +139,37 @@ static inline void fp_mem_fini(struct fp_mem *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Start a consumer as DOCA does: doca_ctx_start answers IN_PROGRESS with the
+ * context STARTING; it reaches RUNNING from a later doca_pe_progress of pe
+ * (pe2, if not NULL, is progressed too: the connection's PE). DOCA_SUCCESS
+ * once RUNNING; the start's own error; UNEXPECTED if start answered
+ * anything else or the context left STARTING for IDLE; TIME_OUT. */
+static inline doca_error_t fp_consumer_start(struct doca_comch_consumer *c, struct doca_pe *pe, struct doca_pe *pe2,
+					     double timeout)
+{
+	struct doca_ctx *ctx = doca_comch_consumer_as_ctx(c);
+	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
+	double end = fp_now() + timeout;
+	doca_error_t r = doca_ctx_start(ctx);
+
+	if (r != DOCA_ERROR_IN_PROGRESS)
+		return r == DOCA_SUCCESS ? DOCA_ERROR_UNEXPECTED : r;
+	if (doca_ctx_get_state(ctx, &st) != DOCA_SUCCESS || st != DOCA_CTX_STATE_STARTING)
+		return DOCA_ERROR_UNEXPECTED;
+	for (;;) {
+		doca_pe_progress(pe);
+		if (pe2 != NULL)
+			doca_pe_progress(pe2);
+		doca_ctx_get_state(ctx, &st);
+		if (st == DOCA_CTX_STATE_RUNNING)
+			return DOCA_SUCCESS;
+		if (st != DOCA_CTX_STATE_STARTING)
+			return DOCA_ERROR_UNEXPECTED;
+		if (fp_now() > end)
+			return DOCA_ERROR_TIME_OUT;
+	}
+}
+
 static inline int fp_rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	return remove(path);

@@ -215,7 +215,7 @@ static int setup_peer_(void **state, const char *extra, bool fp)
 	if (doca_comch_consumer_create(C.conn, C.rmem.mmap, &C.cons) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(C.pe_fp, doca_comch_consumer_as_ctx(C.cons)) != DOCA_SUCCESS ||
 	    doca_comch_consumer_task_post_recv_set_conf(C.cons, recv_ok, recv_err, NRBUF) != DOCA_SUCCESS ||
-	    doca_ctx_start(doca_comch_consumer_as_ctx(C.cons)) != DOCA_SUCCESS)
+	    fp_consumer_start(C.cons, C.pe_fp, C.pe_cli, 10) != DOCA_SUCCESS)
 		return -1;
 	if (doca_comch_producer_create(C.conn, &C.prod) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(C.pe_fp, doca_comch_producer_as_ctx(C.prod)) != DOCA_SUCCESS ||
@@ -405,7 +405,7 @@ static void test_stop_flushes_and_restart(void **state)
 	assert_int_equal(C.nrecv_err, NRBUF);
 	assert_int_equal(C.last_recv_err, DOCA_ERROR_IO_FAILED);
 	/* start again: announced anew, the peer echoes to it */
-	assert_int_equal(doca_ctx_start(cc), DOCA_SUCCESS);
+	assert_int_equal(fp_consumer_start(C.cons, C.pe_fp, C.pe_cli, 10), DOCA_SUCCESS);
 	post_all();
 	echo_one(1000, 12);
 	echo_one(C.cap, 13);
@@ -485,7 +485,7 @@ static void *t_consumer(void *arg)
 	    doca_comch_consumer_create(C.conn, TC.mem.mmap, &c) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(TC.pe, doca_comch_consumer_as_ctx(c)) != DOCA_SUCCESS ||
 	    doca_comch_consumer_task_post_recv_set_conf(c, t_recv_cb, t_recv_err, 32) != DOCA_SUCCESS ||
-	    doca_ctx_start(doca_comch_consumer_as_ctx(c)) != DOCA_SUCCESS)
+	    fp_consumer_start(c, TC.pe, NULL, 10) != DOCA_SUCCESS)
 		goto out;
 	TC.ok = 1;
 	for (uint32_t i = 0; i < 32; i++) {

@@ -8,6 +8,8 @@ static struct null_ctx *to_null(struct doca_ctx *ctx)
 	return (struct null_ctx *)ctx;
 }
 
+static void null_finish(struct doca_task *task);
+
 static doca_error_t null_submit(struct doca_task *task)
 {
 	struct null_task *t = (struct null_task *)task;
@@ -16,13 +18,30 @@ static doca_error_t null_submit(struct doca_task *task)
 	if (t->invalid)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (nc->mode == NULL_MODE_IMMEDIATE) {
-		sd_task_complete(task, t->result);
+		null_finish(task);
 		return DOCA_SUCCESS;
 	}
 	if (nc->nheld == NULL_CTX_MAX_HELD || (nc->queue_limit != 0 && nc->nheld >= nc->queue_limit))
 		return DOCA_ERROR_AGAIN;
 	nc->held[nc->nheld++] = task;
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t null_validate(struct doca_task *task)
+{
+	return ((struct null_task *)task)->bad_param ? DOCA_ERROR_INVALID_VALUE : DOCA_SUCCESS;
+}
+
+static void null_finish(struct doca_task *task)
+{
+	struct null_task *t = (struct null_task *)task;
+
+	if (t->bad_param)
+		sd_task_fail(task, DOCA_ERROR_INVALID_VALUE);
+	else if (t->fatal)
+		sd_task_fail(task, t->result);
+	else
+		sd_task_complete(task, t->result);
 }
 
 static void null_deliver(struct doca_task *task)
@@ -37,15 +56,23 @@ static void null_deliver(struct doca_task *task)
 static const struct sd_task_class_ops null_task_ops = {
 	.submit = null_submit,
 	.deliver = null_deliver,
+	.validate = null_validate,
 };
 
 void null_ctx_release(struct null_ctx *nc)
 {
-	uint32_t i;
+	uint32_t i, done = 0;
 
-	for (i = 0; i < nc->nheld; i++)
-		sd_task_complete(nc->held[i], ((struct null_task *)nc->held[i])->result);
-	nc->nheld = 0;
+	while (done < nc->nheld) {
+		struct null_task *t = (struct null_task *)nc->held[done++];
+
+		null_finish(&t->base);
+		if (t->bad_param || t->fatal)
+			break;
+	}
+	for (i = done; i < nc->nheld; i++)
+		nc->held[i - done] = nc->held[i];
+	nc->nheld -= done;
 }
 
 static void null_flush(struct null_ctx *nc)
@@ -97,14 +124,24 @@ static int null_progress(struct doca_ctx *ctx)
 	    (nc->mode == NULL_MODE_THREAD && atomic_exchange(&nc->thread_done, false))) {
 		n = (int)nc->nheld;
 		null_ctx_release(nc);
+		n -= (int)nc->nheld;
 	}
 	return n;
+}
+
+/* Held tasks that the next progress completes without waiting. */
+static bool null_has_work(const struct doca_ctx *ctx)
+{
+	const struct null_ctx *nc = (const struct null_ctx *)ctx;
+
+	return nc->mode == NULL_MODE_PROGRESS && nc->nheld > 0;
 }
 
 static const struct sd_ctx_ops null_ctx_ops = {
 	.start = null_start,
 	.stop = null_stop,
 	.progress = null_progress,
+	.has_work = null_has_work,
 };
 
 doca_error_t null_ctx_create(struct null_ctx **nc)
@@ -172,5 +209,7 @@ doca_error_t null_task_alloc(struct null_ctx *nc, uint64_t value, union doca_dat
 	(*task)->value = value;
 	(*task)->result = DOCA_SUCCESS;
 	(*task)->invalid = false;
+	(*task)->bad_param = false;
+	(*task)->fatal = false;
 	return DOCA_SUCCESS;
 }

@@ -28,6 +28,8 @@ struct null_task {
 	struct doca_task base;
 	doca_error_t result; /* status to complete with */
 	bool invalid;        /* submit refuses it with INVALID_VALUE */
+	bool bad_param;      /* try_submit refuses it; submit takes it and it fails at execution (sd_task_fail) */
+	bool fatal;          /* completes with sd_task_fail(result) */
 	uint64_t value;
 };
 
@@ -53,7 +55,9 @@ doca_error_t null_ctx_set_conf(struct null_ctx *nc, doca_task_completion_cb_t ok
 			       uint32_t num_tasks);
 doca_error_t null_task_alloc(struct null_ctx *nc, uint64_t value, union doca_data user_data,
 			     struct null_task **task);
-/* Complete every held task with its result. */
+/* Complete the held tasks in order with their results, up to and including
+ * the first one that fails fatally (bad_param or fatal): like a device, the
+ * engine executes nothing after it; the stop that follows flushes the rest. */
 void null_ctx_release(struct null_ctx *nc);
 
 #endif /* NULL_CTX_H_ */

@@ -584,17 +584,25 @@ static void test_stop_inflight(void **state)
 
 	assert_int_equal(doca_graph_stop(f.graph), DOCA_ERROR_IN_USE);
 	assert_int_equal(doca_ctx_stop(f.ctx[0]), DOCA_ERROR_IN_PROGRESS);
+	while (events[0] == '\0' && ++guard < 1000)
+		doca_pe_progress(f.pe);
+	assert_string_equal(events, "failed3;");
+	assert_int_equal(doca_task_get_status(ta), DOCA_ERROR_IO_FAILED);
+	/* The flushed task is still allocated (the instance holds it): the
+	 * context stays STOPPING until it is freed, as DOCA requires. */
+	doca_pe_progress(f.pe);
+	OK(doca_ctx_get_state(f.ctx[0], &st));
+	assert_int_equal(st, DOCA_CTX_STATE_STOPPING);
+
+	assert_int_equal(doca_graph_stop(f.graph), DOCA_ERROR_IN_USE);
+	OK(doca_graph_instance_destroy(inst));
+	doca_task_free(ta);
+	guard = 0;
 	do {
 		doca_pe_progress(f.pe);
 		OK(doca_ctx_get_state(f.ctx[0], &st));
 	} while (st != DOCA_CTX_STATE_IDLE && ++guard < 1000);
 	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
-	assert_string_equal(events, "failed3;");
-	assert_int_equal(doca_task_get_status(ta), DOCA_ERROR_IO_FAILED);
-
-	assert_int_equal(doca_graph_stop(f.graph), DOCA_ERROR_IN_USE);
-	OK(doca_graph_instance_destroy(inst));
-	doca_task_free(ta);
 	OK(doca_graph_stop(f.graph));
 	OK(doca_graph_destroy(f.graph));
 	f.graph = NULL;

@@ -324,17 +324,23 @@ static void ownership_and_flush(void **s)
 	struct test_batch *b = alloc_batch(r->bc, DOCA_TASK_BATCH_MAX_TASKS_NUMBER_16, 4);
 	enum doca_ctx_states st;
 
+	struct test_batch *kept = alloc_batch(r->bc, DOCA_TASK_BATCH_MAX_TASKS_NUMBER_16, 2);
+
 	r->bc->hold = true;
 	OK(doca_task_batch_submit(&b->base));
 	ERR(doca_task_batch_submit(&b->base), DOCA_ERROR_BAD_STATE); /* already submitted */
-	doca_task_batch_free(&b->base);                              /* refused: the context owns it */
+	OK(doca_task_batch_submit(&kept->base));
+	/* freed while the context owns it: taken back when the context is done
+	 * with it, without a callback (as DOCA's own programs rely on) */
+	doca_task_batch_free(&b->base);
 	assert_int_equal(doca_pe_progress(r->pe), 0);
 	assert_int_equal(ok_calls + err_calls, 0);
-	/* stop flushes it through the error callback */
+	/* stop flushes the kept one through the error callback, the freed one silently */
 	ERR(doca_ctx_stop(&r->bc->ctx), DOCA_ERROR_IN_PROGRESS);
 	for (int i = 0; i < 10; i++)
 		doca_pe_progress(r->pe);
 	assert_int_equal(err_calls, 1);
+	assert_int_equal(ok_calls, 0);
 	assert_int_equal(last_status, SD_TASK_FLUSHED_STATUS);
 	OK(doca_ctx_get_state(&r->bc->ctx, &st));
 	assert_int_equal(st, DOCA_CTX_STATE_IDLE);

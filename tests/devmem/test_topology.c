@@ -372,6 +372,7 @@ static void caps_tool(void **s)
 	expect_in(&r, kv("\t\t", "max_msg_size", "4080", true));
 	expect_in(&r, kv("\t\t", "max_buf_size", "4194304", true));
 	expect_in(&r, kv("\t\t", "max_memrange_size", "1099511627776", true));
+	expect_in(&r, kv("\t\t", "cache_invalidate", "supported", true));
 #ifdef DOCA_ARCH_DPU
 	expect_in(&r, kv("\t\t", "server", "supported", true));
 	expect_in(&r, kv("\t\t", "client", "unsupported", true));
@@ -379,6 +380,14 @@ static void caps_tool(void **s)
 	expect_in(&r, kv("\t\t", "server", "unsupported", true));
 	expect_in(&r, kv("\t\t", "client", "supported", true));
 #endif
+
+	/* the mmap-advise capability comes from the topology like the others */
+	run(&r, write_topo("noinval.json", "{\"caps\": {\"mmap_cache_invalidate_supported\": false}, \"cards\": [{"
+						 "\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [\"3b:00.0\"]}]},"
+						 "\"host\": {\"functions\": [{\"pci\": \"3b:00.0\"}]}}]}"), "%s", caps);
+	assert_int_equal(r.status, 0);
+	expect_in(&r, kv("\t\t", "cache_invalidate", "unsupported", true));
+	assert_null(strstr(r.out, kv("\t\t", "cache_invalidate", "supported", true)));
 
 	run(&r, NULL, "%s -p 0000:99:00.0", caps);
 	assert_int_equal(r.status, 1);

@@ -205,20 +205,48 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-/* Submit one task, progress to its callback, free it; returns its status. */
+/* A failed task stopped the context (DOCA): let it reach IDLE and start it
+ * again, so the test goes on. */
+static void restart_after_failure(struct fx *f)
+{
+	enum doca_ctx_states st;
+
+	assert_int_equal(doca_ctx_get_state(f->ctx, &st), DOCA_SUCCESS);
+	assert_true(st == DOCA_CTX_STATE_STOPPING || st == DOCA_CTX_STATE_IDLE);
+	wait_idle(f);
+	assert_int_equal(doca_ctx_start(f->ctx), DOCA_SUCCESS);
+}
+
+/*
+ * Run one task to its callback, free it; returns its status. Every task is
+ * first offered to doca_task_try_submit: an invalid one must be refused
+ * there (INVALID_VALUE, still the caller's) and then accepted by
+ * doca_task_submit, which does not validate, and fail at execution; a
+ * failed task moves the context to STOPPING, after which it is restarted.
+ */
 static doca_error_t run_one(struct fx *f, struct doca_buf *src, struct doca_buf *dst)
 {
 	struct doca_dma_task_memcpy *t;
 	union doca_data ud = {.u64 = 7};
 	uint32_t before = f->tr.ok + f->tr.err;
-	doca_error_t st;
+	doca_error_t st, tried;
 
 	assert_int_equal(doca_dma_task_memcpy_alloc_init(f->dma, src, dst, ud, &t), DOCA_SUCCESS);
-	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(t)), DOCA_SUCCESS);
+	tried = doca_task_try_submit(doca_dma_task_memcpy_as_task(t));
+	if (tried == DOCA_ERROR_INVALID_VALUE) {
+		assert_int_equal(f->tr.ok + f->tr.err, before);
+		assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(t)), DOCA_SUCCESS);
+	} else {
+		assert_int_equal(tried, DOCA_SUCCESS);
+	}
 	progress_until(f, before + 1);
 	st = doca_task_get_status(doca_dma_task_memcpy_as_task(t));
 	assert_int_equal(doca_task_get_user_data(doca_dma_task_memcpy_as_task(t)).u64, 7);
 	doca_task_free(doca_dma_task_memcpy_as_task(t));
+	if (tried != DOCA_SUCCESS)
+		assert_int_not_equal(st, DOCA_SUCCESS);
+	if (st != DOCA_SUCCESS)
+		restart_after_failure(f);
 	return st;
 }
 
@@ -303,7 +331,9 @@ static void test_bad_state(void **state)
 	assert_int_equal(doca_ctx_start(doca_dma_as_ctx(dma)), DOCA_SUCCESS);
 	/* Configuration and destroy of a running context. */
 	assert_int_equal(doca_dma_task_memcpy_set_conf(dma, ok_cb, err_cb, 2), DOCA_ERROR_BAD_STATE);
-	assert_int_equal(doca_dma_destroy(dma), DOCA_ERROR_BAD_STATE);
+	/* DOCA documents IN_USE for a DMA that cannot be destroyed yet. */
+	assert_int_equal(doca_dma_destroy(dma), DOCA_ERROR_IN_USE);
+	assert_int_equal(doca_dma_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
 	/* Pool of 2: the third allocation is NO_MEMORY. */
 	{
 		struct doca_dma_task_memcpy *a, *b, *c;
@@ -314,6 +344,7 @@ static void test_bad_state(void **state)
 		assert_int_equal(doca_dma_task_memcpy_alloc_init(dma, NULL, NULL, ud, &c), DOCA_ERROR_NO_MEMORY);
 		/* Submitting without buffers is refused and leaves the task with the user. */
 		assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(a)), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(doca_task_try_submit(doca_dma_task_memcpy_as_task(a)), DOCA_ERROR_INVALID_VALUE);
 		assert_null(doca_dma_task_memcpy_get_src(a));
 		doca_task_free(doca_dma_task_memcpy_as_task(a));
 		doca_task_free(doca_dma_task_memcpy_as_task(b));
@@ -349,7 +380,9 @@ static void test_submit_malformed(void **state)
 	struct doca_dma_task_memcpy *t;
 	union doca_data ud = {0};
 
-	/* A source chain one longer than the device allows is refused at submit. */
+	/* A source chain one longer than the device allows: refused by
+	 * try_submit; doca_task_submit (no validation) takes it and it fails
+	 * at execution, which stops the context. */
 	for (i = 0; i < n; i++) {
 		assert_int_equal(doca_buf_inventory_buf_get_by_data(f->inv, m, mem + i * seg, seg, &b), DOCA_SUCCESS);
 		if (src == NULL)
@@ -363,9 +396,10 @@ static void test_submit_malformed(void **state)
 	doca_dma_task_memcpy_set_dst(t, dst);
 	assert_ptr_equal(doca_dma_task_memcpy_get_dst(t), dst);
 	assert_ptr_equal(doca_dma_task_memcpy_get_src(t), src);
-	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(t)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_task_try_submit(doca_dma_task_memcpy_as_task(t)), DOCA_ERROR_INVALID_VALUE);
 	doca_task_free(doca_dma_task_memcpy_as_task(t));
 	assert_int_equal(f->tr.ok + f->tr.err, 0);
+	assert_int_equal(run_one(f, src, dst), DOCA_ERROR_INVALID_VALUE);
 
 	/* Unchain and release. */
 	while (src != NULL) {
@@ -579,11 +613,13 @@ static void test_dst_append(void **state)
 	assert_int_equal(d[10], 'S');
 	assert_int_equal(d[41], 'S');
 	assert_int_equal(d[42], 'D');
-	/* An empty source copies nothing and succeeds. */
+	/* An empty source is invalid (DOCA: the device fails it), the
+	 * destination is left as it was. */
 	assert_int_equal(doca_buf_reset_data_len(bs), DOCA_SUCCESS);
-	assert_int_equal(run_one(f, bs, bd), DOCA_SUCCESS);
+	assert_int_equal(run_one(f, bs, bd), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_buf_get_data_len(bd, &l), DOCA_SUCCESS);
 	assert_int_equal(l, 10 + sizeof(s));
+	assert_int_equal(d[42], 'D');
 	doca_buf_dec_refcount(bs, NULL);
 	doca_buf_dec_refcount(bd, NULL);
 	assert_int_equal(doca_mmap_destroy(ms), DOCA_SUCCESS);

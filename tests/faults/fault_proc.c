@@ -298,7 +298,7 @@ static doca_error_t cons_add(struct doca_comch_connection *c, uint32_t nbufs, si
 	doca_ctx_set_user_data(doca_comch_consumer_as_ctx(k->c), (union doca_data){.ptr = k});
 	if ((e = doca_pe_connect_ctx(S.pe, doca_comch_consumer_as_ctx(k->c))) != DOCA_SUCCESS ||
 	    (e = doca_comch_consumer_task_post_recv_set_conf(k->c, recv_ok, recv_err, nbufs)) != DOCA_SUCCESS ||
-	    (e = doca_ctx_start(doca_comch_consumer_as_ctx(k->c))) != DOCA_SUCCESS)
+	    (e = fp_consumer_start(k->c, S.pe, NULL, 10)) != DOCA_SUCCESS)
 		return e;
 	doca_comch_consumer_get_id(k->c, &k->id);
 	for (uint32_t i = 0; i < nbufs; i++) {

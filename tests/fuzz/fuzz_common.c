@@ -265,6 +265,7 @@ void sd_fuzz_argp_run(unsigned int variant, int argc, char **argv)
 				abort();
 			break;
 		case DOCA_ERROR_INVALID_VALUE: /* bad input, or num_tasks_cb */
+		case DOCA_ERROR_NOT_SUPPORTED: /* a flag nobody registered (DOCA's answer) */
 		case DOCA_ERROR_NOT_PERMITTED: /* pci_cb */
 		case DOCA_ERROR_BAD_CONFIG: /* validate_cb */
 			break;

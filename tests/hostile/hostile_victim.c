@@ -215,7 +215,7 @@ static int fp_setup(struct slot *s)
 	if (doca_comch_consumer_create(s->conn, s->mem.mmap, &s->cons) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(pe, doca_comch_consumer_as_ctx(s->cons)) != DOCA_SUCCESS ||
 	    doca_comch_consumer_task_post_recv_set_conf(s->cons, recv_ok, recv_err, NBUFS) != DOCA_SUCCESS ||
-	    doca_ctx_start(doca_comch_consumer_as_ctx(s->cons)) != DOCA_SUCCESS)
+	    fp_consumer_start(s->cons, pe, NULL, 10) != DOCA_SUCCESS)
 		return -1;
 	if (doca_comch_producer_create(s->conn, &s->prod) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(pe, doca_comch_producer_as_ctx(s->prod)) != DOCA_SUCCESS ||

@@ -311,10 +311,10 @@ static const struct argv_case cases[] = {
 	{{"-o", "{\"a\": 1, \"b\": 2}"}, DOCA_SUCCESS, NULL, false, "", 0, false, 0, 2},
 	{{"-p", "a", "-t", "-dash-value-is-a-value"}, DOCA_SUCCESS, NULL, true, "a", 0, false, 0, 0},
 	{{"-l", "60", "--sdk-log-level", "20"}, DOCA_SUCCESS, NULL, false, "", 0, false, 0, 0},
-	{{"-x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -x", false},
-	{{"--nope=3"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag --nope", false},
+	{{"-x"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag -x", false},
+	{{"--nope=3"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag --nope", false},
 	{{"-pci-addr", "x", "--nt", "3"}, DOCA_SUCCESS, NULL, true, "x", 3, false, 0, 0},
-	{{"-pci", "x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -pci", false},
+	{{"-pci", "x"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag -pci", false},
 	{{"stray"}, DOCA_ERROR_INVALID_VALUE, "Unexpected argument \"stray\"", false},
 	{{"--"}, DOCA_ERROR_INVALID_VALUE, "Unexpected argument \"--\"", false},
 	{{"-p"}, DOCA_ERROR_INVALID_VALUE, "Missing value for flag -p/--pci-addr", true},
@@ -436,8 +436,10 @@ static const struct json_case jcases[] = {
 	 "Wrong JSON type for flag -p/--pci-addr: expected string"},
 	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"bool\": 1}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
 	 "Wrong JSON type for flag -b/--bool: expected boolean"},
-	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"zzz\": 1}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"zzz\": 1}}", {NULL}, DOCA_ERROR_NOT_SUPPORTED,
 	 "Unknown flag --zzz in JSON file"},
+	{"{\"doca_general_flags\": {\"verbose\": 1}}", {NULL}, DOCA_ERROR_NOT_SUPPORTED,
+	 "Unknown flag --verbose in JSON file"},
 	{"{\"doca_program_flags\": {\"pci-addr\": \"x\", \"obj\": {}}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
 	 "Flag -o/--obj may only be given on the command line"},
 	{"{\"doca_general_flags\": {\"log-level\": \"debug\"}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
@@ -837,12 +839,12 @@ static const struct cmd_case ccases[] = {
 	{{"get", "-d", "x", "quota", "--max", "5", "-p", "2"}, DOCA_SUCCESS, NULL, "gqdmp"},
 	{{"set"}, DOCA_SUCCESS, NULL, "s"},
 	{{}, DOCA_SUCCESS, NULL, ""}, /* no command: the program decides */
-	{{"secret", "--hid"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag --hid", NULL}, /* --hid is the top's */
+	{{"secret", "--hid"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag --hid", NULL}, /* --hid is the top's */
 	{{"--hid", "secret"}, DOCA_SUCCESS, NULL, "xh"},                   /* hidden ones still work */
-	{{"get", "-d", "x", "-r"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -r", NULL},
-	{{"--limit"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag --limit", NULL},
+	{{"get", "-d", "x", "-r"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag -r", NULL},
+	{{"--limit"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag --limit", NULL},
 	{{"get"}, DOCA_ERROR_INVALID_VALUE, "Missing mandatory flag -d/--device", NULL},
-	{{"set", "-d", "x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -d", NULL},
+	{{"set", "-d", "x"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag -d", NULL},
 	{{"quota"}, DOCA_ERROR_INVALID_VALUE, "Unknown command \"quota\"", NULL},
 	{{"bogus"}, DOCA_ERROR_INVALID_VALUE, "Unknown command \"bogus\"", NULL},
 	{{"set", "extra"}, DOCA_ERROR_INVALID_VALUE, "Unexpected argument \"extra\"", NULL},
@@ -1020,7 +1022,7 @@ static void test_singular_hidden(void **state)
 		{{"-n", "3", "--list"}, DOCA_ERROR_INVALID_VALUE, "Flag --list must be given alone"},
 		{{"--list", "--list"}, DOCA_ERROR_INVALID_VALUE, "Flag --list given more than once"},
 		{{"-n", "3", "--secret-knob"}, DOCA_SUCCESS, NULL},
-		{{"-x"}, DOCA_ERROR_INVALID_VALUE, "Unknown flag -x"},
+		{{"-x"}, DOCA_ERROR_NOT_SUPPORTED, "Unknown flag -x"},
 	};
 	size_t i;
 
@@ -1087,7 +1089,7 @@ static void test_logger_callback(void **state)
 	assert_int_equal(doca_argp_register_logger_callback(logger_cb), DOCA_SUCCESS);
 	assert_int_equal(doca_argp_register_logger_callback(logger_cb), DOCA_ERROR_ALREADY_EXIST);
 	capture_begin(&cap);
-	assert_int_equal(doca_argp_start(2, argv), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_start(2, argv), DOCA_ERROR_NOT_SUPPORTED);
 	free(capture_end(&cap));
 	assert_int_equal(logger_calls, 1);
 	assert_int_equal(logger_level, DOCA_LOG_LEVEL_ERROR);
@@ -1100,7 +1102,7 @@ static void test_logger_callback(void **state)
 	/* disabled: back to the SDK log */
 	setup_parser("prog", &c, false);
 	capture_begin(&cap);
-	assert_int_equal(doca_argp_start(2, argv), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_argp_start(2, argv), DOCA_ERROR_NOT_SUPPORTED);
 	free(capture_end(&cap));
 	assert_int_equal(logger_calls, 1);
 	assert_non_null(strstr(log_line, "Unknown flag --nope"));

@@ -142,26 +142,153 @@ static void test_fallback_stderr(void **state)
 	assert_null(strstr(buf, "filtered"));
 }
 
-/* The standard backend writes application messages to stdout. */
-static void test_standard_backend(void **state)
+/* Must run before anything changes a global level: DOCA's documented defaults. */
+static void test_documented_defaults(void **state)
 {
+	struct sink sdk;
+
+	(void)state;
+	assert_int_equal(doca_log_level_get_global_lower_limit(), DOCA_LOG_LEVEL_INFO);
+	assert_int_equal(doca_log_level_get_global_upper_limit(), DOCA_LOG_LEVEL_CRIT);
+	assert_int_equal(doca_log_level_get_global_sdk_limit(), DOCA_LOG_LEVEL_INFO);
+	/* ...and a new SDK backend starts at the global SDK limit (checked in a
+	 * child: creating an SDK backend changes where SDK messages go) */
 	int fds[2];
-	char buf[2048] = {0};
+	char buf[256] = {0};
 	pid_t pid = child_fork(fds, 1);
 
 	if (pid == 0) {
-		if (doca_log_backend_create_standard() != DOCA_SUCCESS)
-			_exit(2);
-		DOCA_LOG_INFO("on stdout %s", "ok");
-		DOCA_LOG_DBG("not at INFO");
-		SD_LOG_ERR("sdk not on stdout");
+		sink_open(&sdk, true);
+		SD_LOG_INFO("sdk info shown");
+		SD_LOG_DBG("sdk debug hidden");
+		char *out = sink_read(&sdk);
+
+		printf("%s", strstr(out, "sdk info shown") != NULL && strstr(out, "hidden") == NULL ? "PASS" : "FAIL");
+		fflush(stdout);
 		_exit(0);
 	}
 	child_collect(fds, pid, buf, sizeof(buf));
-	assert_non_null(strstr(buf, "[DOCA][INF][test_log.c:"));
-	assert_non_null(strstr(buf, "][test_standard_backend] on stdout ok\n"));
-	assert_null(strstr(buf, "not at INFO"));
-	assert_null(strstr(buf, "sdk not on stdout"));
+	assert_string_equal(buf, "PASS");
+}
+
+/*
+ * The standard backend is DOCA's pair: stdout from the global lower limit
+ * up to INFO, stderr from WARNING up to the global upper limit. Each case
+ * runs in a child with stdout and stderr on two pipes.
+ */
+struct std_run {
+	char out[4096];
+	char err[4096];
+};
+
+static void read_all(int fd, char *buf, size_t cap)
+{
+	ssize_t n, total = 0;
+
+	while ((n = read(fd, buf + total, cap - 1 - (size_t)total)) > 0)
+		total += n;
+	buf[total] = '\0';
+	close(fd);
+}
+
+static void std_child(struct std_run *r, void (*body)(void))
+{
+	int o[2], e[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe(o), 0);
+	assert_int_equal(pipe(e), 0);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		close(o[0]);
+		close(e[0]);
+		if (doca_log_backend_create_standard() != DOCA_SUCCESS)
+			_exit(2);
+		body();
+		_exit(0);
+	}
+	close(o[1]);
+	close(e[1]);
+	read_all(o[0], r->out, sizeof(r->out)); /* small outputs: no pipe deadlock */
+	read_all(e[0], r->err, sizeof(r->err));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void std_every_level(void)
+{
+	DOCA_LOG_CRIT("lvl-crit");
+	DOCA_LOG_ERR("lvl-err");
+	DOCA_LOG_WARN("lvl-warn");
+	DOCA_LOG_INFO("lvl-info");
+	DOCA_LOG_DBG("lvl-dbg");
+	SD_LOG_ERR("sdk-err");
+}
+
+static void std_debug(void)
+{
+	(void)doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_DEBUG);
+	std_every_level();
+}
+
+static void std_error(void)
+{
+	(void)doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_ERROR);
+	std_every_level();
+}
+
+static void std_upper_err(void)
+{
+	(void)doca_log_level_set_global_upper_limit(DOCA_LOG_LEVEL_ERROR);
+	(void)doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_TRACE);
+	std_every_level();
+}
+
+static void test_standard_backend(void **state)
+{
+	struct std_run r;
+
+	(void)state;
+	/* default: INFO on stdout; WARNING, ERROR, CRIT on stderr; SDK on neither */
+	std_child(&r, std_every_level);
+	assert_non_null(strstr(r.out, "[DOCA][INF][test_log.c:"));
+	assert_non_null(strstr(r.out, "][std_every_level] lvl-info\n"));
+	assert_int_equal(count_lines(r.out, NULL), 1);
+	assert_non_null(strstr(r.err, "[DOCA][CRT][test_log.c:"));
+	assert_non_null(strstr(r.err, "lvl-crit\n"));
+	assert_non_null(strstr(r.err, "[DOCA][ERR][test_log.c:"));
+	assert_non_null(strstr(r.err, "lvl-err\n"));
+	assert_non_null(strstr(r.err, "[DOCA][WRN][test_log.c:"));
+	assert_non_null(strstr(r.err, "lvl-warn\n"));
+	assert_int_equal(count_lines(r.err, "lvl-"), 3);
+	assert_null(strstr(r.out, "lvl-dbg"));
+	assert_null(strstr(r.err, "lvl-dbg"));
+	assert_null(strstr(r.out, "sdk-err"));
+
+	/* -l 60: DEBUG joins stdout, never stderr */
+	std_child(&r, std_debug);
+	assert_int_equal(count_lines(r.out, "lvl-"), 2);
+	assert_non_null(strstr(r.out, "lvl-dbg"));
+	assert_int_equal(count_lines(r.err, "lvl-"), 3);
+	assert_null(strstr(r.err, "lvl-info"));
+
+	/* -l 30: stdout silent, stderr ERROR and CRIT */
+	std_child(&r, std_error);
+	assert_int_equal(count_lines(r.out, "lvl-"), 0);
+	assert_int_equal(count_lines(r.err, "lvl-"), 2);
+	assert_null(strstr(r.err, "lvl-warn"));
+
+	/* upper limit ERROR: CRIT nowhere; stdout still stops at INFO */
+	std_child(&r, std_upper_err);
+	assert_null(strstr(r.err, "lvl-crit"));
+	assert_int_equal(count_lines(r.err, "lvl-"), 2);
+	assert_int_equal(count_lines(r.out, "lvl-"), 2);
+	assert_null(strstr(r.out, "lvl-warn"));
 }
 
 static void test_bad_args(void **state)
@@ -334,7 +461,8 @@ static void test_app_sdk_separation(void **state)
 	assert_false(sd_log_sdk_enabled(DOCA_LOG_LEVEL_DEBUG));
 	DOCA_LOG_ERR("app-only");
 	SD_LOG_ERR("sdk-only %s", "err");
-	SD_LOG_INFO("sdk-info-hidden");
+	SD_LOG_INFO("sdk-info-shown"); /* a new SDK backend starts at INFO, DOCA's default */
+	SD_LOG_DBG("sdk-debug-hidden");
 	out = sink_read(&app);
 	assert_non_null(strstr(out, "app-only"));
 	assert_null(strstr(out, "sdk-only"));
@@ -342,7 +470,8 @@ static void test_app_sdk_separation(void **state)
 	out = sink_read(&sdk);
 	assert_non_null(strstr(out, "sdk-only err"));
 	assert_null(strstr(out, "app-only"));
-	assert_null(strstr(out, "sdk-info-hidden"));
+	assert_non_null(strstr(out, "sdk-info-shown"));
+	assert_null(strstr(out, "sdk-debug-hidden"));
 	free(out);
 
 	assert_int_equal(doca_log_backend_set_sdk_level(sdk.be, DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
@@ -606,6 +735,7 @@ static void test_doca_abi(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_documented_defaults),
 		cmocka_unit_test(test_fallback_stderr),
 		cmocka_unit_test(test_standard_backend),
 		cmocka_unit_test(test_bad_args),
