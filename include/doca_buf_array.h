@@ -11,7 +11,8 @@
  * Call order:
  *   doca_buf_arr_create -> doca_buf_arr_set_params (required) ->
  *   doca_buf_arr_set_target_gpu / _dpa (required) -> (mmap started) ->
- *   doca_buf_arr_start (once) -> get the handle -> (doca_buf_arr_stop) ->
+ *   doca_buf_arr_start (once) -> get the handle -> (doca_buf_arr_stop, which
+ *   fails only on a bad argument: stopping a stopped array succeeds) ->
  *   doca_buf_arr_destroy (implicitly stops).
  *   Configuring a started array: DOCA_ERROR_BAD_STATE. The mmap must
  *   outlive the array.

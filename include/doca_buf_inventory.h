@@ -7,7 +7,8 @@
  * to 0 gives it back. An empty inventory answers DOCA_ERROR_NO_MEMORY
  * (release finished buffers or expand, do not spin).
  *
- * Call order: doca_buf_inventory_create -> doca_buf_inventory_start ->
+ * Call order: doca_buf_inventory_create -> doca_buf_inventory_start (may
+ *   be called again, started or stopped: it fails only on a bad argument) ->
  *   (user data: only while started) -> doca_buf_inventory_buf_get_by_*() ...
  *   -> (doca_buf_inventory_stop: refuses new retrievals) ->
  *   doca_buf_inventory_destroy (implicitly stops; DOCA_ERROR_IN_USE while

@@ -13,7 +13,8 @@
  *   user data -> (mmap started) -> doca_buf_pool_start (DOCA_ERROR_INITIALIZATION
  *   if the range is too small for the elements) -> doca_buf_pool_buf_alloc
  *   ... (DOCA_ERROR_EMPTY when every element is out) -> doca_buf_pool_stop
- *   (DOCA_ERROR_IN_USE while buffers are out; configuring is allowed again)
+ *   (DOCA_ERROR_IN_USE while buffers are out; configuring is allowed again;
+ *   a pool that is not started is already stopped: DOCA_SUCCESS)
  *   -> doca_buf_pool_destroy (implicitly stops; DOCA_ERROR_IN_USE while
  *   buffers are out).
  *   Setting properties of a started pool: DOCA_ERROR_BAD_STATE.

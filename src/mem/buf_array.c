@@ -151,10 +151,8 @@ doca_error_t doca_buf_arr_stop(struct doca_buf_arr *buf_arr)
 {
 	if (buf_arr == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!buf_arr->started) {
-		SD_LOG_ERR("failed to stop buffer array: not started");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	/* DOCA lists only a bad argument for stop: an array that is not
+	 * started is already stopped */
 	buf_arr->started = false;
 	return DOCA_SUCCESS;
 }

@@ -149,10 +149,10 @@ doca_error_t doca_buf_pool_stop(struct doca_buf_pool *buf_pool)
 
 	if (buf_pool == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!buf_pool->started) {
-		SD_LOG_ERR("failed to stop buffer pool: not started");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	/* stopping a pool that is not started has nothing to do; DOCA lists
+	 * no state error for stop (as for an idle ctx) */
+	if (!buf_pool->started)
+		return DOCA_SUCCESS;
 	used = pool_used(buf_pool);
 	if (used != 0) {
 		SD_LOG_ERR("failed to stop buffer pool: %u buffer(s) still allocated", used);

@@ -130,10 +130,11 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 {
 	if (inventory == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (inventory->started) {
-		SD_LOG_ERR("failed to start inventory: already started");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	/*
+	 * DOCA lists no failure but a bad argument, and speaks of what the
+	 * "first" start finalizes: start may be called again (after a stop or
+	 * not), and on a started inventory there is nothing left to do.
+	 */
 	inventory->started = true;
 	return DOCA_SUCCESS;
 }
