@@ -412,13 +412,23 @@ static void producer_send_fail_cb(struct doca_comch_producer_task_send *task, un
 	doca_task_free(t);
 }
 
-static doca_error_t producer_abort_reason(struct cc_ctx *cc, struct producer_state *ps)
+static doca_error_t producer_abort_reason(struct cc_ctx *cc, struct producer_state *ps, struct doca_pe *pe)
 {
 	if (ps->failed)
 		return ps->error != DOCA_SUCCESS ? ps->error : DOCA_ERROR_IO_FAILED;
 	if (atomic_load(&cc->stop_all))
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (atomic_load(&cc->consumer_expired)) {
+		/* The peer's consumer may have taken every message and left before
+		 * our own send completions were progressed: collect them first. */
+		uint64_t deadline = utils_monotonic_ns() + 2000000000ull;
+
+		while (ps->inflight > 0 && !ps->failed && utils_monotonic_ns() < deadline)
+			progress_or_sleep(pe);
+		if (ps->completed >= cc->send_msg_nb)
+			return DOCA_SUCCESS;
+		if (ps->failed)
+			return ps->error != DOCA_SUCCESS ? ps->error : DOCA_ERROR_IO_FAILED;
 		DOCA_LOG_ERR("Peer consumer went away before all messages were sent");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
@@ -510,7 +520,7 @@ static doca_error_t producer_body(struct cc_ctx *cc)
 
 	/* The peer's consumer announces itself through the control path (main thread). */
 	while ((consumer_id = atomic_load(&cc->consumer_id)) == 0) {
-		result = producer_abort_reason(cc, &ps);
+		result = producer_abort_reason(cc, &ps, pe);
 		if (result != DOCA_SUCCESS)
 			goto stop_producer;
 		progress_or_sleep(pe);
@@ -519,7 +529,7 @@ static doca_error_t producer_body(struct cc_ctx *cc)
 	start_ns = utils_monotonic_ns();
 	ps.last_ns = start_ns;
 	while (ps.completed < cc->send_msg_nb) {
-		result = producer_abort_reason(cc, &ps);
+		result = producer_abort_reason(cc, &ps, pe);
 		if (result != DOCA_SUCCESS)
 			goto stop_producer;
 		if (submitted == cc->send_msg_nb || ps.inflight == total_tasks) {
