@@ -9,7 +9,7 @@ FLAVORS := host dpu
 MESON ?= meson
 NINJA ?= ninja
 
-.PHONY: all deps build asan tsan test demo bench soak conformance clean help
+.PHONY: all deps build asan tsan test demo bench soak conformance clean help install uninstall deb
 
 all: build
 
@@ -22,6 +22,11 @@ help:
 	@echo "make conformance  build and run NVIDIA's doca-samples unchanged against both flavors"
 	@echo "            (DOCA_SAMPLES_DIR=<checkout>; DOCA_DOCS_DIR=<API reference> also checks"
 	@echo "            every function, enum, type and macro of the reference)"
+	@echo "make install  both flavors side by side with DOCA's layout: \$$(DESTDIR)\$$(SOFTDOCA_ROOTS)/arm"
+	@echo "            (dpu flavor) and .../host (SOFTDOCA_ROOTS default /opt/softdoca); with"
+	@echo "            FLAVOR=host|dpu one flavor at PREFIX (default /opt/mellanox/doca)"
+	@echo "make uninstall  remove what make install put there (same variables)"
+	@echo "make deb    Debian packages (softdoca, softdoca-arm, softdoca-host) in build/deb/"
 	@echo "make clean  remove build/"
 
 deps:
@@ -79,6 +84,26 @@ conformance: build
 			--include $(BUILD)/dpu/stage/include --missing || true; \
 	fi
 	@./tools/conformance/run_samples.sh $(BUILD)
+
+# Installed trees (scripts/install.sh): each flavor is configured again in
+# $(BUILD)/install-<flavor> with the tree's prefix and lib/<multiarch>.
+SOFTDOCA_ROOTS ?= /opt/softdoca
+PREFIX ?= /opt/mellanox/doca
+FLAVOR ?=
+DESTDIR ?=
+
+install:
+	@DESTDIR="$(DESTDIR)" MESON="$(MESON)" NINJA="$(NINJA)" ./scripts/install.sh install "$(BUILD)" \
+		$(if $(FLAVOR),"$(PREFIX)" "$(FLAVOR)","$(SOFTDOCA_ROOTS)")
+
+uninstall:
+	@DESTDIR="$(DESTDIR)" ./scripts/install.sh uninstall \
+		$(if $(FLAVOR),"$(PREFIX)" "$(FLAVOR)","$(SOFTDOCA_ROOTS)")
+
+# Debian packages, built by dpkg-buildpackage from a copy of the sources in
+# $(BUILD)/deb (the .deb files land there, never outside the build folder).
+deb:
+	@./scripts/build-deb.sh "$(BUILD)/deb"
 
 clean:
 	rm -rf $(BUILD)

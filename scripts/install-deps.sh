@@ -1,8 +1,13 @@
 #!/bin/sh
 # Install what softdoca needs to build and test, from Debian's packages.
 # As root it installs them; otherwise it prints the exact command to run.
+# With --deb: also what `make deb` needs (dpkg-buildpackage, debhelper,
+# lintian); `make test` does not need them (the package test skips without).
 set -eu
 PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3 clang libclang-rt-14-dev"
+if [ "${1:-}" = --deb ]; then
+	PKGS="$PKGS dpkg-dev debhelper fakeroot lintian"
+fi
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
