@@ -6,8 +6,14 @@
  *   doca_caps --list-devs          devices and their attributes
  *   doca_caps --list-rep-devs      representors of every device (Arm side)
  *   doca_caps --version            DOCA and softdoca versions and the flavor
+ *   doca_caps --list-libs          the DOCA libraries and whether softdoca provides them
+ *   doca_caps --limit-to-lib dma   capabilities of one library only
+ *   doca_caps --topology-json      what this side sees, as one JSON object
+ *   doca_caps --lspci              this side's functions the way lspci prints them
  *
- * Honours SOFTDOCA_TOPOLOGY like every softdoca program.
+ * Honours SOFTDOCA_TOPOLOGY like every softdoca program. The --lspci view is
+ * what softdoca-shell puts behind its `lspci`: a host function, an Arm-side PF
+ * or a VF is a PCI function there, an SF is not (it is an auxiliary device).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +24,7 @@
 #include <doca_mmap.h>
 #include <doca_version.h>
 
+#include "doca_caps_view.h"
 #include "sd_dev.h"
 
 #define KEY_FMT "\t%-40s"
@@ -33,6 +40,11 @@ static void usage(FILE *out, const char *prog)
 		"  -l, --list-devs        list devices and their attributes\n"
 		"  -r, --list-rep-devs    list the representors of every device (BlueField Arm side)\n"
 		"  -v, --version          print the DOCA and softdoca versions\n"
+		"      --list-libs        list the DOCA libraries and their availability\n"
+		"  -b, --limit-to-lib <lib>  capabilities of one library only\n"
+		"                         (general, dma, comch, comch_producer, comch_consumer, mmap)\n"
+		"      --topology-json    print the devices and representors this side sees as JSON\n"
+		"      --lspci            print this side's PCI functions in lspci's format\n"
 		"  -h, --help             print this help\n"
 		"\n"
 		"SOFTDOCA_TOPOLOGY=<file.json> replaces the emulated machine.\n",
@@ -82,45 +94,68 @@ static void print_attrs(struct doca_devinfo *di)
 	}
 }
 
-static void print_caps(struct doca_devinfo *di)
+/* A section is printed when no library filter was given or it names it; "comch"
+ * covers the fast-path sections as DOCA's libdoca_comch holds them too. */
+static bool want(const char *lib, const char *section)
+{
+	if (lib == NULL)
+		return true;
+	if (strcmp(lib, section) == 0)
+		return true;
+	return strcmp(lib, "comch") == 0 && strncmp(section, "comch_", 6) == 0;
+}
+
+static void print_caps(struct doca_devinfo *di, const char *lib)
 {
 	const struct sd_caps *c = sd_devinfo_caps(di);
 	char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE];
 	uint8_t all = 0, net = 0, emu = 0;
 
-	printf("\tgeneral:\n");
-	if (doca_devinfo_get_ibdev_name(di, ibdev, sizeof(ibdev)) == DOCA_SUCCESS)
-		printf("\t" KEY_FMT " %s\n", "ibdev_name", ibdev);
-	doca_devinfo_rep_cap_is_filter_all_supported(di, &all);
-	doca_devinfo_rep_cap_is_filter_net_supported(di, &net);
-	doca_devinfo_rep_cap_is_filter_emulated_supported(di, &emu);
-	printf("\t" KEY_FMT " %s\n", "rep_filter_all", yesno(all));
-	printf("\t" KEY_FMT " %s\n", "rep_filter_net", yesno(net));
-	printf("\t" KEY_FMT " %s\n", "rep_filter_emulated", yesno(emu));
-	printf("\tdma:\n");
-	printf("\t" KEY_FMT " %s\n", "memcpy", yesno(c->dma_memcpy_supported));
-	printf("\t" KEY_FMT " %u\n", "max_buf_list_len", c->dma_max_buf_list_len);
-	printf("\t" KEY_FMT " %llu\n", "max_buf_size", (unsigned long long)c->dma_max_buf_size);
-	printf("\t" KEY_FMT " %u\n", "max_num_tasks", c->dma_max_tasks);
-	printf("\tcomch:\n");
-	printf("\t" KEY_FMT " %s\n", "server", yesno(c->comch_server_supported));
-	printf("\t" KEY_FMT " %s\n", "client", yesno(c->comch_client_supported));
-	printf("\t" KEY_FMT " %u\n", "max_msg_size", c->comch_max_msg_size);
-	printf("\t" KEY_FMT " %u\n", "max_name_len", c->comch_max_name_len);
-	printf("\t" KEY_FMT " %u\n", "max_recv_queue_size", c->comch_max_recv_queue_size);
-	printf("\t" KEY_FMT " %u\n", "max_clients", c->comch_max_clients);
-	printf("\tcomch_producer:\n");
-	printf("\t" KEY_FMT " %u\n", "max_buf_size", c->producer_max_buf_size);
-	printf("\t" KEY_FMT " %u\n", "max_num_tasks", c->producer_max_tasks);
-	printf("\tcomch_consumer:\n");
-	printf("\t" KEY_FMT " %u\n", "max_buf_size", c->consumer_max_buf_size);
-	printf("\t" KEY_FMT " %u\n", "max_num_tasks", c->consumer_max_tasks);
-	printf("\t" KEY_FMT " %u\n", "max_consumers_per_connection", c->max_consumers_per_connection);
-	printf("\tmmap:\n");
-	printf("\t" KEY_FMT " %llu\n", "max_memrange_size", (unsigned long long)c->mmap_max_size);
-	printf("\t" KEY_FMT " %s\n", "export_pci", yesno(c->mmap_export_pci_supported));
-	printf("\t" KEY_FMT " %s\n", "create_from_export_pci", yesno(c->mmap_create_from_export_pci_supported));
-	printf("\t" KEY_FMT " %s\n", "cache_invalidate", yesno(c->mmap_cache_invalidate_supported));
+	if (want(lib, "general")) {
+		printf("\tgeneral:\n");
+		if (doca_devinfo_get_ibdev_name(di, ibdev, sizeof(ibdev)) == DOCA_SUCCESS)
+			printf("\t" KEY_FMT " %s\n", "ibdev_name", ibdev);
+		doca_devinfo_rep_cap_is_filter_all_supported(di, &all);
+		doca_devinfo_rep_cap_is_filter_net_supported(di, &net);
+		doca_devinfo_rep_cap_is_filter_emulated_supported(di, &emu);
+		printf("\t" KEY_FMT " %s\n", "rep_filter_all", yesno(all));
+		printf("\t" KEY_FMT " %s\n", "rep_filter_net", yesno(net));
+		printf("\t" KEY_FMT " %s\n", "rep_filter_emulated", yesno(emu));
+	}
+	if (want(lib, "dma")) {
+		printf("\tdma:\n");
+		printf("\t" KEY_FMT " %s\n", "memcpy", yesno(c->dma_memcpy_supported));
+		printf("\t" KEY_FMT " %u\n", "max_buf_list_len", c->dma_max_buf_list_len);
+		printf("\t" KEY_FMT " %llu\n", "max_buf_size", (unsigned long long)c->dma_max_buf_size);
+		printf("\t" KEY_FMT " %u\n", "max_num_tasks", c->dma_max_tasks);
+	}
+	if (want(lib, "comch")) {
+		printf("\tcomch:\n");
+		printf("\t" KEY_FMT " %s\n", "server", yesno(c->comch_server_supported));
+		printf("\t" KEY_FMT " %s\n", "client", yesno(c->comch_client_supported));
+		printf("\t" KEY_FMT " %u\n", "max_msg_size", c->comch_max_msg_size);
+		printf("\t" KEY_FMT " %u\n", "max_name_len", c->comch_max_name_len);
+		printf("\t" KEY_FMT " %u\n", "max_recv_queue_size", c->comch_max_recv_queue_size);
+		printf("\t" KEY_FMT " %u\n", "max_clients", c->comch_max_clients);
+	}
+	if (want(lib, "comch_producer")) {
+		printf("\tcomch_producer:\n");
+		printf("\t" KEY_FMT " %u\n", "max_buf_size", c->producer_max_buf_size);
+		printf("\t" KEY_FMT " %u\n", "max_num_tasks", c->producer_max_tasks);
+	}
+	if (want(lib, "comch_consumer")) {
+		printf("\tcomch_consumer:\n");
+		printf("\t" KEY_FMT " %u\n", "max_buf_size", c->consumer_max_buf_size);
+		printf("\t" KEY_FMT " %u\n", "max_num_tasks", c->consumer_max_tasks);
+		printf("\t" KEY_FMT " %u\n", "max_consumers_per_connection", c->max_consumers_per_connection);
+	}
+	if (want(lib, "mmap")) {
+		printf("\tmmap:\n");
+		printf("\t" KEY_FMT " %llu\n", "max_memrange_size", (unsigned long long)c->mmap_max_size);
+		printf("\t" KEY_FMT " %s\n", "export_pci", yesno(c->mmap_export_pci_supported));
+		printf("\t" KEY_FMT " %s\n", "create_from_export_pci", yesno(c->mmap_create_from_export_pci_supported));
+		printf("\t" KEY_FMT " %s\n", "cache_invalidate", yesno(c->mmap_cache_invalidate_supported));
+	}
 }
 
 static int print_reps(struct doca_devinfo *di)
@@ -128,6 +163,7 @@ static int print_reps(struct doca_devinfo *di)
 	struct doca_devinfo_rep **reps;
 	struct doca_dev *dev;
 	uint32_t n;
+	uint8_t can = 0;
 	doca_error_t ret;
 
 	ret = doca_dev_open(di, &dev);
@@ -135,7 +171,12 @@ static int print_reps(struct doca_devinfo *di)
 		fprintf(stderr, "doca_caps: failed to open device: %s\n", doca_error_get_descr(ret));
 		return 1;
 	}
-	ret = doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n);
+	/* ask the capability first: listing on a host device would also log an SDK error */
+	ret = doca_devinfo_rep_cap_is_filter_all_supported(doca_dev_as_devinfo(dev), &can);
+	if (ret == DOCA_SUCCESS && !can)
+		ret = DOCA_ERROR_NOT_SUPPORTED;
+	if (ret == DOCA_SUCCESS)
+		ret = doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n);
 	if (ret == DOCA_ERROR_NOT_SUPPORTED) {
 		printf("\tno representors (representors exist only on the BlueField Arm side)\n");
 		doca_dev_close(dev);
@@ -165,7 +206,39 @@ static int print_reps(struct doca_devinfo *di)
 	return 0;
 }
 
+/*
+ * The libraries DOCA's doca_caps lists. softdoca provides the first five; the
+ * rest drive hardware it does not emulate and are reported as not provided,
+ * so a script can tell the two apart.
+ */
+static int print_libs(void)
+{
+	static const char *const provided[] = {"doca_common", "doca_dma", "doca_comch", "doca_argp", "doca_log"};
+	static const char *const absent[] = {"doca_flow",	"doca_rdma", "doca_dpa",	 "doca_gpunetio",
+					     "doca_compress",	"doca_aes_gcm", "doca_sha",	 "doca_erasure_coding",
+					     "doca_eth",	"doca_telemetry", "doca_devemu", "doca_urom",
+					     "doca_pcc",	"doca_apsh",	"doca_dpi",	 "doca_rmax"};
+
+	printf("Libraries:\n");
+	for (size_t i = 0; i < sizeof(provided) / sizeof(provided[0]); i++)
+		printf(KEY_FMT " %s\n", provided[i], "available");
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+		printf(KEY_FMT " %s\n", absent[i], "unavailable (not emulated by softdoca)");
+	return 0;
+}
+
+static bool lib_known(const char *lib)
+{
+	static const char *const names[] = {"general", "dma", "comch", "comch_producer", "comch_consumer", "mmap"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(lib, names[i]) == 0)
+			return true;
+	return false;
+}
+
 enum mode { MODE_CAPS, MODE_DEVS, MODE_REPS };
+enum { OPT_LIST_LIBS = 256, OPT_TOPO_JSON, OPT_LSPCI };
 
 int main(int argc, char **argv)
 {
@@ -174,17 +247,21 @@ int main(int argc, char **argv)
 		{"list-devs", no_argument, NULL, 'l'},
 		{"list-rep-devs", no_argument, NULL, 'r'},
 		{"version", no_argument, NULL, 'v'},
+		{"list-libs", no_argument, NULL, OPT_LIST_LIBS},
+		{"limit-to-lib", required_argument, NULL, 'b'},
+		{"topology-json", no_argument, NULL, OPT_TOPO_JSON},
+		{"lspci", no_argument, NULL, OPT_LSPCI},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct doca_devinfo **list;
 	enum mode mode = MODE_CAPS;
-	const char *pci = NULL;
+	const char *pci = NULL, *lib = NULL;
 	uint32_t n, shown = 0;
 	doca_error_t ret;
 	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "p:lrvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:lrvb:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			pci = optarg;
@@ -199,6 +276,19 @@ int main(int argc, char **argv)
 			printf("doca_caps version %s (softdoca %s, %s)\n", doca_version_runtime(),
 			       softdoca_version_runtime(), SOFTDOCA_FLAVOR);
 			return 0;
+		case 'b':
+			if (!lib_known(optarg)) {
+				fprintf(stderr, "doca_caps: unknown library \"%s\" for --limit-to-lib\n", optarg);
+				return 1;
+			}
+			lib = optarg;
+			break;
+		case OPT_LIST_LIBS:
+			return print_libs();
+		case OPT_TOPO_JSON:
+			return caps_print_topology_json();
+		case OPT_LSPCI:
+			return caps_print_lspci();
 		case 'h':
 			usage(stdout, argv[0]);
 			return 0;
@@ -241,7 +331,7 @@ int main(int argc, char **argv)
 		else if (mode == MODE_REPS)
 			rc = print_reps(list[i]);
 		else
-			print_caps(list[i]);
+			print_caps(list[i], lib);
 	}
 	doca_devinfo_destroy_list(list);
 	if (rc == 0 && pci != NULL && shown == 0) {
