@@ -56,19 +56,6 @@ static const char *yesno(bool v)
 	return v ? "supported" : "unsupported";
 }
 
-static const char *func_type_name(enum doca_pci_func_type t)
-{
-	switch (t) {
-	case DOCA_PCI_FUNC_TYPE_PF:
-		return "PF";
-	case DOCA_PCI_FUNC_TYPE_VF:
-		return "VF";
-	case DOCA_PCI_FUNC_TYPE_SF:
-		return "SF";
-	}
-	return "unknown";
-}
-
 static void print_attrs(struct doca_devinfo *di)
 {
 	char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE], iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
@@ -80,7 +67,7 @@ static void print_attrs(struct doca_devinfo *di)
 	if (doca_devinfo_get_iface_name(di, iface, sizeof(iface)) == DOCA_SUCCESS)
 		printf(KEY_FMT " %s\n", "iface_name", iface);
 	if (doca_devinfo_get_pci_func_type(di, &ft) == DOCA_SUCCESS)
-		printf(KEY_FMT " %s\n", "pci_func_type", func_type_name(ft));
+		printf(KEY_FMT " %s\n", "pci_func_type", caps_func_type_name(ft));
 	if (doca_devinfo_get_mac_addr(di, mac, sizeof(mac)) == DOCA_SUCCESS)
 		printf(KEY_FMT " %02x:%02x:%02x:%02x:%02x:%02x\n", "mac_addr", mac[0], mac[1], mac[2], mac[3], mac[4],
 		       mac[5]);
@@ -195,7 +182,7 @@ static int print_reps(struct doca_devinfo *di)
 			continue;
 		printf("\tRepresentor PCI: %s\n", pci);
 		if (doca_devinfo_rep_get_pci_func_type(reps[i], &ft) == DOCA_SUCCESS)
-			printf("\t" KEY_FMT " %s\n", "pci_func_type", func_type_name(ft));
+			printf("\t" KEY_FMT " %s\n", "pci_func_type", caps_func_type_name(ft));
 		if (doca_devinfo_rep_get_vuid(reps[i], vuid, sizeof(vuid)) == DOCA_SUCCESS)
 			printf("\t" KEY_FMT " %s\n", "vuid", vuid);
 	}

@@ -26,7 +26,7 @@
 #define LSPCI_MGMT "DMA controller: " LSPCI_VENDOR " MT43244 BlueField-3 SoC Management Interface"
 #define LSPCI_REV " (rev 01)"
 
-static const char *ft_name(enum doca_pci_func_type t)
+const char *caps_func_type_name(enum doca_pci_func_type t)
 {
 	switch (t) {
 	case DOCA_PCI_FUNC_TYPE_PF:
@@ -117,7 +117,7 @@ static void json_reps(struct doca_dev *dev)
 		doca_devinfo_rep_get_vhca_id(reps[i], &vhca);
 		printf("%s\n        {\"pci\": ", i ? "," : "");
 		json_str(pci);
-		printf(", \"pci_func_type\": \"%s\", \"iface_name\": ", ft_name(ft));
+		printf(", \"pci_func_type\": \"%s\", \"iface_name\": ", caps_func_type_name(ft));
 		json_str(iface);
 		printf(", \"vuid\": ");
 		json_str(vuid);
@@ -172,7 +172,7 @@ int caps_print_topology_json(void)
 		printf("%s\n    {\n", i ? "," : "");
 		json_kv_str("      ", "pci", pci, true);
 		printf("      \"card\": %u,\n", dev != NULL ? sd_dev_card(dev) : 0);
-		json_kv_str("      ", "pci_func_type", ft_name(ft), true);
+		json_kv_str("      ", "pci_func_type", caps_func_type_name(ft), true);
 		json_kv_str("      ", "ibdev_name", ibdev, true);
 		json_kv_str("      ", "iface_name", iface, true);
 		json_kv_str("      ", "mac_addr", mac_s, true);
