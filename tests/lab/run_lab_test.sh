@@ -5,6 +5,12 @@
 # Usage: run_lab_test.sh MODE LAB HOST_BIN DPU_BIN
 #   MODE: main       the lab's steps, all PASS
 #         failures   the failure rehearsals, all REPRODUCED
+#         shells     the main steps and the rehearsals with --in-shells: each
+#                    program inside softdoca-shell, typed as the lesson types
+#                    it (/opt/mellanox/doca/...; lspci on the host); as root
+#                    the shell must use its mount namespace
+#         shells_fallback  the main steps with --in-shells where the shell may
+#                    not make a namespace (SOFTDOCA_SHELL_NO_NAMESPACE=1)
 #         verdicts   the lab on doctored programs: a broken dma_local_copy,
 #                    a host dma_copy that fails at once instead of waiting,
 #                    a doca_caps without --list-rep-devs; the lab must FAIL
@@ -25,6 +31,8 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 case "$mode" in
 main) flags="" want_rc=0 ;;
+shells) flags="--in-shells --failures" want_rc=0 ;;
+shells_fallback) flags="--in-shells" want_rc=0; export SOFTDOCA_SHELL_NO_NAMESPACE=1 ;;
 failures) flags="--only-failures" want_rc=0 ;;
 verdicts)
 	flags="--failures" want_rc=1
@@ -53,6 +61,18 @@ EOF
 *) echo "bad mode $mode"; exit 2 ;;
 esac
 
+# The mode the shells will use: as root the namespace must work (CI runs as root).
+shell_mode=""
+case "$mode" in
+shells*)
+	shell_mode=$(SOFTDOCA_SHELL_STAGE=$(dirname "$dpu_bin") "$(dirname "$lab")/softdoca-shell" arm -c 'echo "$SOFTDOCA_SHELL_MODE"' 2>/dev/null)
+	if [ "$mode" = shells_fallback ]; then
+		[ "$shell_mode" = fallback ] || bad "SOFTDOCA_SHELL_NO_NAMESPACE=1 gave '$shell_mode', not fallback"
+	elif [ "$(id -u)" = 0 ]; then
+		[ "$shell_mode" = namespace ] || bad "as root the shell gave '$shell_mode', not its namespace"
+	fi
+	;;
+esac
 "$lab" $flags --report-dir "$rep" --host-bin "$host_bin" --dpu-bin "$dpu_bin" --timeout 120 >"$work/out.txt" 2>&1
 rc=$?
 cat "$work/out.txt"
@@ -89,19 +109,54 @@ for f in "$rep"/*.log; do
 	b=$(basename "$f")
 	printf '%s\n' "$links" | grep -qxF "$b" || bad "$b is not linked from report.md"
 	# Names: <step>[-<what>]-<side>.log with the side in its header.
-	side=$(sed -n '1s/^# side: //p' "$f")
+	side_line=$(sed -n '1s/^# side: //p' "$f")
+	side=${side_line%% *}
 	case "$side" in arm|host) ;; *) bad "$b: first line is not '# side: arm|host'" ;; esac
+	case "$mode" in
+	shells*)
+		[ "$side_line" = "$side (in softdoca-shell $side, $shell_mode mode)" ] ||
+			bad "$b: side line '$side_line' does not say which shell ran it ($shell_mode mode expected)"
+		;;
+	esac
 	case "$b" in *-"$side".log) ;; *) bad "$b: name does not end in -$side.log" ;; esac
 	cmd=$(sed -n '2s/^# command: //p' "$f")
 	[ -n "$cmd" ] || bad "$b: second line is not '# command: ...'"
-	[ -x "${cmd%% *}" ] || bad "$b: the command '${cmd%% *}' is not a program"
+	case "$mode" in
+	shells*)
+		# what the lesson types: DOCA's paths, or the host's lspci pipeline
+		case "$cmd" in
+		/opt/mellanox/doca/*|"lspci | grep -i mellanox") ;;
+		*) bad "$b: '$cmd' is not typed as the lesson types it" ;;
+		esac
+		;;
+	*) [ -x "${cmd%% *}" ] || bad "$b: the command '${cmd%% *}' is not a program" ;;
+	esac
 	tail -n 2 "$f" | head -n 1 | grep -qE '^# exit status: ([0-9]+|none: .+)$' || bad "$b: no exit status before the end"
 	tail -n 1 "$f" | grep -qE '^# duration: [0-9]+\.[0-9]{3} s$' || bad "$b: does not end with its duration"
 	# In the sanitizer builds a program's report lands in its log.
 	grep -qE 'ERROR: (Address|Leak|Thread)Sanitizer|runtime error:' "$f" && bad "$b: a sanitizer report"
 done
 
+sc=$host_bin/doca_secure_channel
+case "$mode" in shells*) sc=/opt/mellanox/doca/applications/secure_channel/bin/doca_secure_channel ;; esac
 case "$mode" in
+shells|shells_fallback)
+	for s in $main_steps; do verdict_is "$s" PASS; done
+	grep -qxF "# command: $sc -s 256 -n 10 -p 03:00.0 -r 3b:00.0" "$rep/02-secure-channel-s256-n10-arm.log" ||
+		bad "02 Arm log: not the lesson's command line"
+	grep -qxF "# command: $sc -s 256 -n 10 -p 3b:00.0" "$rep/02-secure-channel-s256-n10-host.log" ||
+		bad "02 host log: not the lesson's command line"
+	grep -qxF "# command: /opt/mellanox/doca/tools/doca_caps --list-devs" "$rep/01-preflight-list-devs-arm.log" ||
+		bad "01 Arm log: not the lesson's doca_caps"
+	grep -qE '^3b:00\.0 .*Mellanox' "$rep/01-preflight-lspci-host.log" || bad "01: lspci | grep -i mellanox on the host does not show 3b:00.0"
+	grep -qF 'programs run inside `softdoca-shell arm|host`' "$rep/report.md" || bad "report.md does not say the programs ran in the shells"
+	if [ "$mode" = shells ]; then
+		for s in $rehearsals; do verdict_is "$s" REPRODUCED; done
+		grep -qx "8 passed, 0 failed; 8 reproduced, 0 not reproduced" "$rep/summary.txt" || bad "summary.txt: wrong count line"
+	fi
+	left=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'softdoca-lab-shells.*' -newer "$work" 2>/dev/null)
+	[ -z "$left" ] || bad "the shells' scratch folders were left: $left"
+	;;
 main)
 	for s in $main_steps; do verdict_is "$s" PASS; done
 	for f in 01-preflight-list-devs-arm 01-preflight-list-reps-arm 01-preflight-version-host \
@@ -113,7 +168,7 @@ main)
 		[ -s "$rep/$f.log" ] || bad "missing log $f.log"
 	done
 	grep -qxF '# exit status: 0' "$rep/02-secure-channel-s256-n10-host.log" || bad "02 host log: exit status is not 0"
-	grep -qxF '# command: '"$host_bin"'/doca_secure_channel -s 256 -n 10 -p 3b:00.0' "$rep/02-secure-channel-s256-n10-host.log" ||
+	grep -qxF "# command: $sc -s 256 -n 10 -p 3b:00.0" "$rep/02-secure-channel-s256-n10-host.log" ||
 		bad "02 host log: not the lesson's command line"
 	grep -F "| 03-secure-channel-s4096-n1000 |" "$rep/report.md" |
 		grep -qE 'arm: sent 1000 in [0-9.]+ ms, received 1000 in [0-9.]+ ms; host: sent 1000 in [0-9.]+ ms, received 1000' ||
