@@ -39,13 +39,20 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 	}
 	*dev_list = list;
 	*nb_devs = topo->nfns;
+	SD_LOG_DBG("devinfo list %p created: %u device(s)", (void *)list, topo->nfns);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_list)
 {
+	uint32_t n = 0;
+
 	if (dev_list == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (sd_log_sdk_enabled(60))
+		while (dev_list[n] != NULL)
+			n++;
+	SD_LOG_DBG("devinfo list %p destroyed: %u device(s)", (void *)dev_list, n);
 	free(dev_list);
 	return DOCA_SUCCESS;
 }
@@ -77,6 +84,8 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 		open_devs = d;
 	}
 	d->opens++;
+	SD_LOG_DBG("device %s (%s) opened: %u open(s), %u user(s)", d->info.fn->pci, d->info.fn->ibdev, d->opens,
+		   atomic_load(&d->users));
 	pthread_mutex_unlock(&dev_lock);
 	*dev = d;
 	return DOCA_SUCCESS;
@@ -101,6 +110,7 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	}
 	if (dev->opens > 1) {
 		dev->opens--;
+		SD_LOG_DBG("device %s closed once: %u open(s) left", dev->info.fn->pci, dev->opens);
 		pthread_mutex_unlock(&dev_lock);
 		return DOCA_SUCCESS;
 	}
@@ -112,6 +122,7 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	}
 	*pp = dev->next;
 	pthread_mutex_unlock(&dev_lock);
+	SD_LOG_DBG("device %s closed: last open, device released", dev->info.fn->pci);
 	free(dev);
 	return DOCA_SUCCESS;
 }
@@ -166,6 +177,8 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter, stru
 	}
 	*dev_list_rep = list;
 	*nb_devs_rep = n;
+	SD_LOG_DBG("representor list %p of device %s created: %u representor(s) (filter 0x%x)", (void *)list,
+		   fn->pci, n, (unsigned int)filter);
 	return DOCA_SUCCESS;
 }
 
@@ -173,6 +186,7 @@ doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_re
 {
 	if (dev_list_rep == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	SD_LOG_DBG("representor list %p destroyed", (void *)dev_list_rep);
 	free(dev_list_rep);
 	return DOCA_SUCCESS;
 }
@@ -191,6 +205,7 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev
 	r->info = *devinfo;
 	atomic_init(&r->users, 0);
 	*dev_rep = r;
+	SD_LOG_DBG("representor %s (%s, vuid %s) opened", devinfo->rep->pci, devinfo->rep->iface, devinfo->rep->vuid);
 	return DOCA_SUCCESS;
 }
 
@@ -205,6 +220,7 @@ doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 		SD_LOG_ERR("failed to close representor %s: still used by %u object(s)", dev->info.rep->pci, users);
 		return DOCA_ERROR_IN_USE;
 	}
+	SD_LOG_DBG("representor %s closed", dev->info.rep->pci);
 	free(dev);
 	return DOCA_SUCCESS;
 }
@@ -479,7 +495,7 @@ doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_re
 	if (devinfo_rep == NULL || rep_vuid == NULL || size < DOCA_DEVINFO_REP_VUID_SIZE)
 		return DOCA_ERROR_INVALID_VALUE;
 	memset(rep_vuid, 0, DOCA_DEVINFO_REP_VUID_SIZE);
-	snprintf(rep_vuid, DOCA_DEVINFO_REP_VUID_SIZE, "SDREP%02x%s", devinfo_rep->rep->card, devinfo_rep->rep->pci);
+	snprintf(rep_vuid, DOCA_DEVINFO_REP_VUID_SIZE, "%s", devinfo_rep->rep->vuid);
 	return DOCA_SUCCESS;
 }
 

@@ -17,6 +17,11 @@
 
 #define SD_IBDEV_MAX 64
 #define SD_IFACE_MAX 64
+/* A card's board serial, as the VPD [SN] field: "MT2314XZ00YA" (12 chars) */
+#define SD_SERIAL_MIN 8
+#define SD_SERIAL_MAX 24
+/* A representor VUID, with its NUL: DOCA_DEVINFO_REP_VUID_SIZE */
+#define SD_VUID_MAX 128
 
 /* Device properties only src/dev reads (the other libraries see struct
  * sd_caps). They are set from the same "caps" objects of the topology. */
@@ -34,6 +39,7 @@ struct sd_topo_rep {
 	uint32_t card;
 	uint16_t vhca_id;               /* the represented function's */
 	bool vhca_set;                  /* given in the file (else derived after parsing) */
+	char vuid[SD_VUID_MAX];         /* DOCA's representor VUID (see topology.c) */
 };
 
 struct sd_topo_fn {

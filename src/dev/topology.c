@@ -7,56 +7,19 @@
  * which the host sees as mlx5_0/ens1f0np0 and mlx5_1/ens1f1np1. The default
  * is written below in the same JSON the file override uses.
  *
- * SOFTDOCA_TOPOLOGY=<path> names a JSON file that replaces it:
- *
- *   {
- *     "caps": { <caps> },                  optional, every device
- *     "cards": [                           required, at least one card
- *       {
- *         "caps": { <caps> },              optional, every device of the card
- *         "dpu": {                         optional: the Arm side
- *           "pfs": [
- *             { "pci": "0000:03:00.0",     required, [DDDD:]BB:DD.F
- *               "ibdev": "mlx5_0",         optional (default mlx5_<n>)
- *               "iface": "p0",             optional (default p<n>)
- *               "mac": "02:5d:0c:00:03:00",optional (default derived)
- *               "ipv4": "192.168.100.2",   optional (default: none)
- *               "func_type": "pf",         optional: "pf" (default), "vf", "sf"
- *               "sf_index": 2,             SFs only (default: position in the list)
- *               "vhca_id": 0,              optional (default below)
- *               "caps": { <caps> },        optional, this device
- *               "reps": [ "0000:3b:00.0",  representors: an address, or
- *                         { "pci": "0000:3b:00.2", "type": "net" | "emulated",
- *                           "func_type": "pf" | "vf" | "sf", "iface": "pf0vf0",
- *                           "vhca_id": 2 } ] } ] },
- *         "host": {                        optional: the host side
- *           "functions": [ { "pci": ..., "ibdev": ..., "iface": ..., "mac": ...,
- *                            "func_type": ..., "sf_index": ..., "vhca_id": ...,
- *                            "caps": { <caps> } } ] }
- *       } ] }
- *
- * VHCA ids are unique among the functions of a card (both sides). By default
- * the Arm-side PFs take 0, 1, ... and the host functions follow them; a
- * representor reports the id of the host function it represents (same PCI
- * address on the same card), else 1000 + its position on the card. Default
- * representor interface names are pf<n>hpf (PF), pf<n>vf<m> (VF) and
- * pf<n>sf<m> (SF), n being the index of the Arm-side PF holding it.
- *
- * <caps> keys are the fields of struct sd_caps (sd_dev.h) and of struct
- * sd_dev_props (dev_priv.h: "active_rate" in bits/s, default 200 Gb/s;
- * "accelerate_resource_reclaim_supported" and
- * "notification_moderation_supported", default false), e.g.
- * "dma_max_buf_list_len": 16 or "comch_server_supported": true. Precedence:
- * built-in defaults < top-level caps < card caps < device caps. Unknown keys,
- * wrong types, bad or duplicate addresses are errors: doca_devinfo_create_list
- * then fails with DOCA_ERROR_INVALID_VALUE (DOCA_ERROR_NOT_FOUND for a missing
- * file) and the SDK log names the file, the JSON path and the problem.
+ * SOFTDOCA_TOPOLOGY=<path> names a JSON file that replaces it; its format,
+ * every field's default and validation rule, and the capability ranges are
+ * in docs/topology.md. The file is opened non-blocking and must be a regular
+ * file of at most 1 MiB (a FIFO must fail, not hang every program). Errors
+ * fail doca_devinfo_create_list with INVALID_VALUE (NOT_FOUND for a missing
+ * file) and the SDK log names the file, the JSON path and the rule.
  *
  * Both sides of every card are validated; only the process's own side is
  * kept. Loaded once per process under a lock, then read-only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <pthread.h>
@@ -65,10 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <doca_build_config.h>
 
 #include "dev_priv.h"
+#include "sd_fabric.h"
 #include "sd_log.h"
 
 SD_LOG_REGISTER(DOCA_DEV);
@@ -199,6 +165,10 @@ struct parse {
 	struct vhca_rec *vhcas;
 	size_t nvhcas, capvhcas;
 	struct sd_topo *topo;
+	char serial[SD_SERIAL_MAX + 1];     /* the card being parsed */
+	char (*vuids)[SD_VUID_MAX];         /* every representor VUID so far */
+	size_t nvuids, capvuids;
+	char (*serials)[SD_SERIAL_MAX + 1]; /* one per card parsed so far */
 };
 
 static doca_error_t perr(struct parse *ps, const char *path, const char *fmt, ...)
@@ -219,37 +189,50 @@ static doca_error_t perr(struct parse *ps, const char *path, const char *fmt, ..
 
 enum cap_kind { CAP_BOOL, CAP_U32, CAP_U64 };
 
+/*
+ * Every numeric capability has the range the libraries honour end to end: a
+ * value that loads is one doca_caps may show and a program may use. Where a
+ * 0 would make the libraries quietly substitute another limit (or none), 0
+ * is refused; where 0 is how DOCA says "not supported", it is allowed.
+ */
 static const struct cap_field {
 	const char *name;
 	size_t off;
 	enum cap_kind kind;
 	bool prop;              /* a field of struct sd_dev_props, not sd_caps */
+	uint64_t min, max;
+	const char *why;        /* where the bound comes from, for the error message */
 } cap_fields[] = {
-#define F(n, k) {#n, offsetof(struct sd_caps, n), k, false}
-#define P(n, k) {#n, offsetof(struct sd_dev_props, n), k, true}
-	F(dma_memcpy_supported, CAP_BOOL),
-	F(dma_max_buf_list_len, CAP_U32),
-	F(dma_max_buf_size, CAP_U64),
-	F(dma_max_tasks, CAP_U32),
-	F(comch_server_supported, CAP_BOOL),
-	F(comch_client_supported, CAP_BOOL),
-	F(comch_max_msg_size, CAP_U32),
-	F(comch_max_name_len, CAP_U32),
-	F(comch_max_recv_queue_size, CAP_U32),
-	F(comch_max_clients, CAP_U32),
-	F(producer_max_buf_size, CAP_U32),
-	F(consumer_max_buf_size, CAP_U32),
-	F(producer_max_tasks, CAP_U32),
-	F(consumer_max_tasks, CAP_U32),
-	F(max_consumers_per_connection, CAP_U32),
-	F(mmap_max_size, CAP_U64),
-	F(mmap_export_pci_supported, CAP_BOOL),
-	F(mmap_create_from_export_pci_supported, CAP_BOOL),
-	F(mmap_cache_invalidate_supported, CAP_BOOL),
-	P(active_rate, CAP_U64),
-	P(accelerate_resource_reclaim_supported, CAP_BOOL),
-	P(notification_moderation_supported, CAP_BOOL),
+#define B(n) {#n, offsetof(struct sd_caps, n), CAP_BOOL, false, 0, 1, NULL}
+#define F(n, k, lo, hi, w) {#n, offsetof(struct sd_caps, n), k, false, lo, hi, w}
+#define PB(n) {#n, offsetof(struct sd_dev_props, n), CAP_BOOL, true, 0, 1, NULL}
+#define P(n, k, lo, hi, w) {#n, offsetof(struct sd_dev_props, n), k, true, lo, hi, w}
+	B(dma_memcpy_supported),
+	F(dma_max_buf_list_len, CAP_U32, 1, UINT32_MAX, "a task needs at least one buffer"),
+	F(dma_max_buf_size, CAP_U64, 1, UINT64_MAX, "a copy moves at least one byte"),
+	F(dma_max_tasks, CAP_U32, 1, UINT32_MAX, "a DMA context needs at least one task"),
+	B(comch_server_supported),
+	B(comch_client_supported),
+	F(comch_max_msg_size, CAP_U32, 1, SD_FRAME_MAX_MSG, "the largest message a Comch frame carries"),
+	F(comch_max_name_len, CAP_U32, 2, SD_FABRIC_NAME_MAX,
+	  "a server name of 1 character at least, with its NUL; the fabric carries 128 bytes"),
+	F(comch_max_recv_queue_size, CAP_U32, 1, UINT32_MAX, "a receive queue holds at least one message"),
+	F(comch_max_clients, CAP_U32, 1, UINT32_MAX, "a server accepts at least one client"),
+	F(producer_max_buf_size, CAP_U32, 0, UINT32_MAX, "0: producers not supported"),
+	F(consumer_max_buf_size, CAP_U32, 0, UINT32_MAX, "0: consumers not supported"),
+	F(producer_max_tasks, CAP_U32, 1, UINT32_MAX, "a producer needs at least one task"),
+	F(consumer_max_tasks, CAP_U32, 1, UINT32_MAX, "a consumer needs at least one task"),
+	F(max_consumers_per_connection, CAP_U32, 1, UINT32_MAX, "a connection carries at least one consumer"),
+	F(mmap_max_size, CAP_U64, 1, UINT64_MAX, "an mmap holds at least one byte"),
+	B(mmap_export_pci_supported),
+	B(mmap_create_from_export_pci_supported),
+	B(mmap_cache_invalidate_supported),
+	P(active_rate, CAP_U64, 0, UINT64_MAX, "bits/s; 0: link down"),
+	PB(accelerate_resource_reclaim_supported),
+	PB(notification_moderation_supported),
+#undef B
 #undef F
+#undef PB
 #undef P
 };
 
@@ -266,6 +249,7 @@ static doca_error_t apply_caps(struct parse *ps, const char *path, json_object *
 	{
 		const struct cap_field *f = NULL;
 		char *caps;
+		uint64_t v;
 
 		for (size_t i = 0; i < sizeof(cap_fields) / sizeof(cap_fields[0]); i++)
 			if (strcmp(cap_fields[i].name, key) == 0)
@@ -281,18 +265,21 @@ static doca_error_t apply_caps(struct parse *ps, const char *path, json_object *
 			continue;
 		}
 		if (!json_object_is_type(val, json_type_int))
-			return perr(ps, sub, "must be a non-negative integer");
+			return perr(ps, sub, "must be a non-negative integer from %" PRIu64 " to %" PRIu64 " (%s)",
+				    f->min, f->max, f->why);
+		/* json-c keeps integers above INT64_MAX as unsigned */
 		errno = 0;
-		int64_t v = json_object_get_int64(val);
-		if (v < 0 || errno != 0)
-			return perr(ps, sub, "must be a non-negative integer");
-		if (f->kind == CAP_U32) {
-			if (v > UINT32_MAX)
-				return perr(ps, sub, "%" PRId64 " is larger than %u", v, UINT32_MAX);
+		if (json_object_get_int64(val) < 0)
+			return perr(ps, sub, "must be a non-negative integer from %" PRIu64 " to %" PRIu64 " (%s)",
+				    f->min, f->max, f->why);
+		v = json_object_get_uint64(val);
+		if (errno != 0 || v < f->min || v > f->max)
+			return perr(ps, sub, "%" PRIu64 " is out of range: it must be an integer from %" PRIu64
+				    " to %" PRIu64 " (%s)", v, f->min, f->max, f->why);
+		if (f->kind == CAP_U32)
 			*(uint32_t *)((char *)caps + f->off) = (uint32_t)v;
-		} else {
-			*(uint64_t *)((char *)caps + f->off) = (uint64_t)v;
-		}
+		else
+			*(uint64_t *)((char *)caps + f->off) = v;
 	}
 	return DOCA_SUCCESS;
 }
@@ -451,13 +438,85 @@ static doca_error_t get_func_type(struct parse *ps, const char *path, json_objec
 	return DOCA_SUCCESS;
 }
 
+/* min..max characters, uppercase letters and digits (lower case too if lower). */
+static bool ident_ok(const char *s, size_t min, size_t max, bool lower)
+{
+	size_t n = strlen(s);
+
+	if (n < min || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (lower && c >= 'a' && c <= 'z')))
+			return false;
+	}
+	return true;
+}
+
+/* VUIDs name one function of the whole machine (programs open a representor
+ * by its VUID), so no two representors may share one. */
+static doca_error_t add_vuid(struct parse *ps, const char *path, const char *vuid)
+{
+	for (size_t i = 0; i < ps->nvuids; i++)
+		if (strcmp(ps->vuids[i], vuid) == 0)
+			return perr(ps, path, "duplicate VUID %s (a default VUID is the card serial, \"MLNX\" and the"
+				    " function's S0D<device>F<function>: give one of them a \"vuid\")", vuid);
+	if (ps->nvuids == ps->capvuids) {
+		size_t ncap = ps->capvuids ? ps->capvuids * 2 : 16;
+		void *n = realloc(ps->vuids, ncap * sizeof(*ps->vuids));
+
+		if (n == NULL) {
+			ps->err = DOCA_ERROR_NO_MEMORY;
+			snprintf(ps->msg, sizeof(ps->msg), "topology %s: out of memory", ps->src);
+			return ps->err;
+		}
+		ps->vuids = n;
+		ps->capvuids = ncap;
+	}
+	snprintf(ps->vuids[ps->nvuids++], SD_VUID_MAX, "%s", vuid);
+	return DOCA_SUCCESS;
+}
+
+/* The card's board serial: given ("serial"), else MT2334SD + the card index
+ * in 4 hex digits. Unique per machine: representor VUIDs derive from it. */
+static doca_error_t card_serial(struct parse *ps, const char *path, json_object *card, uint32_t idx)
+{
+	const char *s;
+	char sub[256];
+	doca_error_t ret;
+	void *n;
+
+	ret = get_string(ps, path, card, "serial", false, &s);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	snprintf(sub, sizeof(sub), "%s.serial", path);
+	if (s != NULL && !ident_ok(s, SD_SERIAL_MIN, SD_SERIAL_MAX, false))
+		return perr(ps, sub, "\"%.64s\" is not a board serial number: %d..%d upper-case letters and digits"
+			    " (e.g. MT2334SD0000)", s, SD_SERIAL_MIN, SD_SERIAL_MAX);
+	if (s != NULL)
+		snprintf(ps->serial, sizeof(ps->serial), "%s", s);
+	else
+		snprintf(ps->serial, sizeof(ps->serial), "MT2334SD%04X", idx & 0xffffu);
+	for (uint32_t i = 0; i < idx; i++)
+		if (strcmp(ps->serials[i], ps->serial) == 0)
+			return perr(ps, s != NULL ? sub : path, "serial %s is already the serial of cards[%u]",
+				    ps->serial, i);
+	n = realloc(ps->serials, (idx + 1) * sizeof(*ps->serials));
+	if (n == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	ps->serials = n;
+	memcpy(ps->serials[idx], ps->serial, sizeof(ps->serial));
+	return DOCA_SUCCESS;
+}
+
 /* pf_idx: index of the Arm-side PF holding the representor; nvf/nsf count
  * its VF/SF representors so far (for the default interface names). */
 static doca_error_t parse_rep(struct parse *ps, const char *path, json_object *obj, uint32_t card, uint32_t pf_idx,
 			      uint32_t *nvf, uint32_t *nsf, struct sd_topo_rep *rep)
 {
-	static const char *const keys[] = {"pci", "type", "func_type", "iface", "vhca_id", NULL};
-	const char *type, *iface = NULL;
+	static const char *const keys[] = {"pci", "type", "func_type", "iface", "vhca_id", "vuid", NULL};
+	const char *type, *iface = NULL, *vuid = NULL;
 	char sub[256];
 	doca_error_t ret;
 
@@ -502,6 +561,15 @@ static doca_error_t parse_rep(struct parse *ps, const char *path, json_object *o
 				return ret;
 			rep->vhca_id = (uint16_t)v;
 		}
+		ret = get_string(ps, path, obj, "vuid", false, &vuid);
+		if (ret != DOCA_SUCCESS)
+			return ret;
+		if (vuid != NULL) {
+			snprintf(sub, sizeof(sub), "%s.vuid", path);
+			if (!ident_ok(vuid, 1, SD_VUID_MAX - 1, true))
+				return perr(ps, sub, "\"%.64s\" is not a VUID: 1..%d letters and digits",
+					    vuid, SD_VUID_MAX - 1);
+		}
 	}
 	if (iface != NULL)
 		snprintf(rep->iface, sizeof(rep->iface), "%s", iface);
@@ -511,7 +579,20 @@ static doca_error_t parse_rep(struct parse *ps, const char *path, json_object *o
 		snprintf(rep->iface, sizeof(rep->iface), "pf%usf%u", pf_idx, (*nsf)++);
 	else
 		snprintf(rep->iface, sizeof(rep->iface), "pf%uhpf", pf_idx);
-	return get_pci(ps, path, obj, 'r', rep->pci);
+	ret = get_pci(ps, path, obj, 'r', rep->pci);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (vuid == NULL) {
+		unsigned int b, d, f;
+
+		/* the card's serial, then the function's place: "MT2314XZ00YAMLNXS0D0F1" */
+		sscanf(rep->pci + 5, "%2x:%2x.%1x", &b, &d, &f);
+		snprintf(rep->vuid, sizeof(rep->vuid), "%sMLNXS0D%uF%u", ps->serial, d, f);
+	} else {
+		snprintf(rep->vuid, sizeof(rep->vuid), "%s", vuid);
+	}
+	snprintf(sub, sizeof(sub), "%s%s", path, vuid != NULL ? ".vuid" : "");
+	return add_vuid(ps, sub, rep->vuid);
 }
 
 static doca_error_t parse_mac(struct parse *ps, const char *path, const char *s, uint8_t mac[6])
@@ -779,7 +860,7 @@ static void topo_free(struct sd_topo *topo)
 static doca_error_t parse_topology(struct parse *ps, const char *text)
 {
 	static const char *const top_keys[] = {"caps", "cards", NULL};
-	static const char *const card_keys[] = {"caps", "dpu", "host", NULL};
+	static const char *const card_keys[] = {"caps", "serial", "dpu", "host", NULL};
 	json_tokener *tok;
 	json_object *root, *cards, *top_caps = NULL;
 	enum json_tokener_error jerr;
@@ -860,6 +941,9 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		ret = check_keys(ps, path, card, card_keys);
 		if (ret != DOCA_SUCCESS)
 			goto out;
+		ret = card_serial(ps, path, card, (uint32_t)i);
+		if (ret != DOCA_SUCCESS)
+			goto out;
 		json_object_object_get_ex(card, "caps", &card_caps);
 		ret = parse_side(ps, path, card, SD_SIDE_DPU, (uint32_t)i, NULL, top_caps, card_caps);
 		if (ret != DOCA_SUCCESS)
@@ -876,6 +960,11 @@ out:
 	free(ps->vhcas);
 	ps->vhcas = NULL;
 	ps->nvhcas = ps->capvhcas = 0;
+	free(ps->vuids);
+	ps->vuids = NULL;
+	ps->nvuids = ps->capvuids = 0;
+	free(ps->serials);
+	ps->serials = NULL;
 	if (ret != DOCA_SUCCESS) {
 		topo_free(ps->topo);
 		ps->topo = NULL;
@@ -883,49 +972,87 @@ out:
 	return ret;
 }
 
+/* A topology is a few KiB of JSON; anything bigger is a mistake, not a machine. */
+#define SD_TOPO_FILE_MAX (1u << 20)
+
+static const char *file_type_name(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * Opened non-blocking and checked with fstat before a byte is read: every
+ * program loads the topology, and a FIFO (or a device) in SOFTDOCA_TOPOLOGY
+ * must fail it at once instead of hanging it in open() or read().
+ */
 static doca_error_t read_file(struct parse *ps, const char *path, char **text)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	struct stat st;
+	char *buf;
+	size_t len = 0;
+	int fd;
 
-	f = fopen(path, "re");
-	if (f == NULL) {
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		int e = errno;
 
 		snprintf(ps->msg, sizeof(ps->msg), "topology %s: cannot open: %s", path, strerror(e));
 		ps->err = e == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_INVALID_VALUE;
 		return ps->err;
 	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nb;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
 
-			if (cap > (16u << 20)) {
-				free(buf);
-				fclose(f);
-				return perr(ps, "", "file too large");
-			}
-			nb = realloc(buf, cap + 65536);
-			if (nb == NULL) {
-				free(buf);
-				fclose(f);
-				return DOCA_ERROR_NO_MEMORY;
-			}
-			buf = nb;
-			cap += 65536;
+		close(fd);
+		return perr(ps, "", "cannot stat: %s", strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return perr(ps, "", "is %s; SOFTDOCA_TOPOLOGY must name a regular JSON file", file_type_name(st.st_mode));
+	}
+	if (st.st_size > (off_t)SD_TOPO_FILE_MAX) {
+		close(fd);
+		return perr(ps, "", "file is %lld bytes; a topology may be at most %u bytes (1 MiB)",
+			    (long long)st.st_size, SD_TOPO_FILE_MAX);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		close(fd);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	/* read to the size seen by fstat, plus one byte to notice growth */
+	for (;;) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size + 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return perr(ps, "", "read error: %s", strerror(e));
 		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
 		if (n == 0)
 			break;
+		len += (size_t)n;
+		if (len > (size_t)st.st_size) {
+			free(buf);
+			close(fd);
+			return perr(ps, "", "file changed size while being read");
+		}
 	}
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return perr(ps, "", "read error");
-	}
-	fclose(f);
+	close(fd);
 	buf[len] = '\0';
 	if (strlen(buf) != len) {
 		free(buf);

@@ -17,6 +17,7 @@
 
 #include "sd_abi.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* Register a source name for the SDK logger (lazily resolved, thread-safe). */
@@ -30,8 +31,23 @@ struct sd_log_source {
 void sd_log_sdk(struct sd_log_source *src, uint32_t level, const char *file, int line, const char *func,
 		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/*
+ * The most verbose SDK level any SDK backend (or, while there is none, the
+ * stderr fallback) would write; 10 (DOCA_LOG_LEVEL_DISABLE) when none would.
+ * src/log/log.c keeps it up to date under its registry lock every time an SDK
+ * level changes or an SDK backend is created, so that a disabled SD_LOG_DBG
+ * or SD_LOG_TRC costs one relaxed load and a branch, inline in the caller's
+ * library, instead of a call across libraries. It is only a pre-filter: each
+ * backend still applies its own window when the message is dispatched.
+ * Read only through sd_log_sdk_enabled(); written only by log.c.
+ */
+extern _Atomic uint32_t sd_log_sdk_max_level;
+
 /* Would a message of this level reach any SDK backend? (cheap, avoids formatting) */
-int sd_log_sdk_enabled(uint32_t level);
+static inline int sd_log_sdk_enabled(uint32_t level)
+{
+	return level > 10 && level <= atomic_load_explicit(&sd_log_sdk_max_level, memory_order_relaxed);
+}
 
 #define SD_LOG_AT_(lvl, ...) \
 	do { \

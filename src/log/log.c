@@ -65,8 +65,9 @@ static _Atomic uint32_t global_sdk = DOCA_LOG_LEVEL_INFO;
 static _Atomic bool global_sdk_set;
 static _Atomic int num_app_backends;
 static _Atomic int num_sdk_backends;
-/* Highest SDK level any SDK backend (or the stderr fallback) would write. */
-static _Atomic uint32_t sdk_max_level = DOCA_LOG_LEVEL_WARNING;
+/* Highest SDK level any SDK backend (or the stderr fallback) would write:
+ * exported so that SD_LOG_* test it inline in every library (sd_log.h). */
+__attribute__((visibility("default"))) _Atomic uint32_t sd_log_sdk_max_level = DOCA_LOG_LEVEL_WARNING;
 
 static char **source_names;
 static int num_sources;
@@ -76,20 +77,60 @@ static bool level_valid(uint32_t level)
 	return level >= DOCA_LOG_LEVEL_DISABLE && level <= DOCA_LOG_LEVEL_TRACE;
 }
 
+static char *format_line(char *stack, size_t stack_len, size_t *out_len, uint32_t level, const char *file, int line,
+			 const char *func, const char *fmt, va_list ap);
+static void write_file(FILE *f, const char *line, size_t len);
+
+/*
+ * Said straight to stderr in DOCA's line layout: this runs while the logger
+ * itself is being set up, before any backend exists, and a refused level
+ * variable must be reported whatever the (possibly just refused) levels are.
+ */
+static void __attribute__((format(printf, 2, 3))) init_error(const char *func, const char *fmt, ...)
+{
+	char stack[512];
+	size_t len = 0;
+	char *msg;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = format_line(stack, sizeof(stack), &len, DOCA_LOG_LEVEL_ERROR, __FILE__, __LINE__, func, fmt, ap);
+	va_end(ap);
+	write_file(stderr, msg, len);
+	if (msg != stack)
+		free(msg);
+}
+
+/*
+ * A level variable holds plain decimal digits naming a level from DISABLE
+ * to TRACE, the rule sd_env_u64 applies to every other SOFTDOCA_* number
+ * ("-5", " 50", "55x" and "0x32" are all refused). A refused value keeps
+ * the default and says so: logging must still come up.
+ */
 static bool env_level(const char *name, _Atomic uint32_t *dst)
 {
 	const char *v = getenv(name);
+	const char *p;
 	char *end;
-	long l;
+	unsigned long l;
 
 	if (v == NULL || *v == '\0')
 		return false;
+	for (p = v; *p != '\0'; p++)
+		if (*p < '0' || *p > '9')
+			goto refused;
 	errno = 0;
-	l = strtol(v, &end, 10);
-	if (errno != 0 || *end != '\0' || !level_valid((uint32_t)l))
-		return false;
+	l = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || l > UINT32_MAX || !level_valid((uint32_t)l))
+		goto refused;
 	atomic_store(dst, (uint32_t)l);
 	return true;
+refused:
+	init_error(__func__,
+		   "environment variable %s=\"%s\" is refused: it must be a decimal integer from %d to %d"
+		   " (a doca_log_level); the default level %u stays in force",
+		   name, v, DOCA_LOG_LEVEL_DISABLE, DOCA_LOG_LEVEL_TRACE, (unsigned)atomic_load(dst));
+	return false;
 }
 
 static uint32_t fallback_sdk_level(void)
@@ -138,7 +179,7 @@ static void recompute_sdk_max(void)
 		if (b->sdk && l > max)
 			max = l;
 	}
-	atomic_store(&sdk_max_level, max);
+	atomic_store(&sd_log_sdk_max_level, max);
 }
 
 static const char *level_tag(uint32_t level)
@@ -330,11 +371,6 @@ out:
 }
 
 /* ---- SDK contract (sd_log.h) ---- */
-
-int sd_log_sdk_enabled(uint32_t level)
-{
-	return level > DOCA_LOG_LEVEL_DISABLE && level <= atomic_load_explicit(&sdk_max_level, memory_order_relaxed);
-}
 
 void sd_log_sdk(struct sd_log_source *src, uint32_t level, const char *file, int line, const char *func,
 		const char *fmt, ...)

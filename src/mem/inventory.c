@@ -79,6 +79,7 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 		return ret;
 	}
 	*inventory = inv;
+	SD_LOG_DBG("inventory %p created: %zu element(s)", (void *)inv, num_elements);
 	return DOCA_SUCCESS;
 }
 
@@ -95,6 +96,7 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 		SD_LOG_ERR("failed to destroy inventory: %u buffer(s) still in use", used);
 		return DOCA_ERROR_IN_USE;
 	}
+	SD_LOG_DBG("inventory %p destroyed: %u element(s)", (void *)inventory, inventory->num);
 	sd_inv_fini(inventory);
 	free(inventory);
 	return DOCA_SUCCESS;
@@ -136,6 +138,7 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 	 * not), and on a started inventory there is nothing left to do.
 	 */
 	inventory->started = true;
+	SD_LOG_DBG("inventory %p started: %u element(s)", (void *)inventory, inventory->num);
 	return DOCA_SUCCESS;
 }
 
@@ -207,6 +210,7 @@ struct doca_buf *sd_inv_take(struct doca_buf_inventory *inv, bool lock)
 	}
 	if (lock)
 		pthread_mutex_unlock(&inv->lock);
+	SD_LOG_TRC("inventory %p: buffer %p taken", (void *)inv, (void *)b);
 	return b;
 }
 
@@ -265,6 +269,7 @@ void sd_inv_put(struct doca_buf *buf)
 	buf->flags = 0;
 	if (lock)
 		pthread_mutex_lock(&inv->lock);
+	SD_LOG_TRC("inventory %p: buffer %p returned", (void *)inv, (void *)buf);
 	buf->free_next = inv->free_head;
 	inv->free_head = buf;
 	inv->nfree++;

@@ -5,6 +5,7 @@
  * which is atomic; a thread-safe mmap does not even count (mem_priv.h), so
  * any number of threads may take buffers on it at once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 	m->max_devs = SD_MMAP_DEFAULT_MAX_DEVS;
 	atomic_init(&m->nbufs, 0);
 	*mmap = m;
+	SD_LOG_DBG("mmap %p created", (void *)m);
 	return DOCA_SUCCESS;
 }
 
@@ -79,6 +81,8 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 	for (uint32_t i = 0; i < mmap->ndevs; i++)
 		sd_dev_put(mmap->devs[i]);
 	free(mmap->devs);
+	SD_LOG_DBG("mmap %p destroyed: %s range %p+%zu", (void *)mmap, mmap->kind == SD_MMAP_LOCAL ? "local" : "imported",
+		   (void *)mmap->addr, mmap->len);
 	if (mmap->free_cb != NULL && mmap->ever_started)
 		mmap->free_cb(mmap->addr, mmap->len, mmap->free_opaque);
 	free(mmap);
@@ -113,6 +117,21 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 	}
 	mmap->started = true;
 	mmap->ever_started = true;
+	if (sd_log_sdk_enabled(60)) {
+		char devs[256] = "";
+		size_t off = 0;
+
+		for (uint32_t i = 0; i < mmap->ndevs && off < sizeof(devs); i++) {
+			int w = snprintf(devs + off, sizeof(devs) - off, "%s%s", i ? "," : "",
+					 sd_dev_pci_addr(mmap->devs[i]));
+
+			if (w < 0)
+				break;
+			off += (size_t)w;
+		}
+		SD_LOG_DBG("mmap %p started: range %p+%zu, access 0x%x, device(s) %s", (void *)mmap,
+			   (void *)mmap->addr, mmap->len, mmap->access, mmap->ndevs ? devs : "none");
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -141,6 +160,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	mmap->exports = NULL;
 	mmap->nexports = 0;
 	mmap->started = false;
+	SD_LOG_DBG("mmap %p stopped: range %p+%zu", (void *)mmap, (void *)mmap->addr, mmap->len);
 	return DOCA_SUCCESS;
 }
 
@@ -479,6 +499,8 @@ doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev 
 	exports[mmap->nexports++] = desc;
 	*export_desc = desc;
 	*export_desc_len = len;
+	SD_LOG_DBG("mmap %p exported over PCI by device %s: range %p+%zu, access 0x%x, descriptor of %zu bytes",
+		   (void *)mmap, sd_dev_pci_addr(dev), (void *)mmap->addr, mmap->len, mmap->access, len);
 	return DOCA_SUCCESS;
 }
 
@@ -547,6 +569,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		m->user_data = *user_data;
 	atomic_init(&m->nbufs, 0);
 	*mmap = m;
+	SD_LOG_DBG("mmap %p created from export on device %s: peer pid %d, peer range 0x%llx+%zu, access 0x%x",
+		   (void *)m, sd_dev_pci_addr(dev), (int)sd_remote_pid(r), (unsigned long long)(uintptr_t)m->addr,
+		   m->len, m->access);
 	return DOCA_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -198,7 +199,50 @@ static void broken_files(void **s)
 		{"{\"caps\": {\"dma_max_buf_list_len\": -1}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
 		 ": caps.dma_max_buf_list_len: must be a non-negative integer"},
 		{"{\"caps\": {\"dma_max_buf_list_len\": 5000000000}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
-		 ": caps.dma_max_buf_list_len: 5000000000 is larger than"},
+		 ": caps.dma_max_buf_list_len: 5000000000 is out of range: it must be an integer from 1 to 4294967295"},
+		/* every numeric capability loads only inside the range the libraries honour */
+		{"{\"caps\": {\"comch_max_msg_size\": 65537}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.comch_max_msg_size: 65537 is out of range: it must be an integer from 1 to 65536"},
+		{"{\"caps\": {\"comch_max_msg_size\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.comch_max_msg_size: 0 is out of range: it must be an integer from 1 to 65536"},
+		{"{\"caps\": {\"comch_max_name_len\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.comch_max_name_len: 0 is out of range: it must be an integer from 2 to 128"},
+		{"{\"caps\": {\"comch_max_name_len\": 129}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.comch_max_name_len: 129 is out of range: it must be an integer from 2 to 128"},
+		{"{\"caps\": {\"dma_max_buf_list_len\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.dma_max_buf_list_len: 0 is out of range: it must be an integer from 1 to 4294967295"},
+		{"{\"caps\": {\"dma_max_buf_size\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.dma_max_buf_size: 0 is out of range: it must be an integer from 1 to 18446744073709551615"},
+		{"{\"caps\": {\"dma_max_tasks\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.dma_max_tasks: 0 is out of range: it must be an integer from 1 to 4294967295"},
+		{"{\"caps\": {\"comch_max_recv_queue_size\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.comch_max_recv_queue_size: 0 is out of range"},
+		{"{\"caps\": {\"comch_max_clients\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.comch_max_clients: 0 is out of range"},
+		{"{\"caps\": {\"producer_max_buf_size\": 4294967296}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.producer_max_buf_size: 4294967296 is out of range: it must be an integer from 0 to 4294967295"},
+		{"{\"caps\": {\"consumer_max_buf_size\": 4294967296}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.consumer_max_buf_size: 4294967296 is out of range"},
+		{"{\"caps\": {\"producer_max_tasks\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.producer_max_tasks: 0 is out of range"},
+		{"{\"caps\": {\"consumer_max_tasks\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.consumer_max_tasks: 0 is out of range"},
+		{"{\"caps\": {\"max_consumers_per_connection\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.max_consumers_per_connection: 0 is out of range"},
+		{"{\"caps\": {\"mmap_max_size\": 0}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.mmap_max_size: 0 is out of range"},
+		{"{\"caps\": {\"active_rate\": 1.5}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": caps.active_rate: must be a non-negative integer from 0 to 18446744073709551615"},
+		/* identities: board serial and representor VUID */
+		{"{\"cards\": [{\"serial\": \"mt2334\"}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": cards[0].serial: \"mt2334\" is not a board serial number: 8..24 upper-case letters and digits"},
+		{"{\"cards\": [{\"serial\": \"MT2334SD0001\"}, {\"serial\": \"MT2334SD0001\"}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[1].serial: serial MT2334SD0001 is already the serial of cards[0]"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [{\"pci\": \"3b:00.0\", \"vuid\": \"a-b\"}]}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[0].vuid: \"a-b\" is not a VUID: 1..127 letters and digits"},
+		{"{\"cards\": [{\"dpu\": {\"pfs\": [{\"pci\": \"03:00.0\", \"reps\": [\"3b:00.0\", {\"pci\": \"3b:00.1\", "
+		 "\"vuid\": \"MT2334SD0000MLNXS0D0F0\"}]}]}}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[1].vuid: duplicate VUID MT2334SD0000MLNXS0D0F0"},
 		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"caps\": {\"dma_speed\": 1}}]}}]}",
 		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].host.functions[0].caps.dma_speed: unknown capability"},
 		{"{\"cards\": [{\"host\": {\"functions\": [{\"pci\": \"3b:00.0\", \"caps\": {\"comch_client_supported\": 1}}]}}]}",
@@ -261,6 +305,75 @@ static void broken_files(void **s)
 	assert_int_equal(r.status, 1);
 	expect_in(&r, "nonexistent.json: cannot open");
 	expect_in(&r, "doca_caps: failed to list devices");
+}
+
+/* A FIFO, a directory or a huge file in SOFTDOCA_TOPOLOGY fails at once, naming
+ * the path and what is wrong (a FIFO used to hang every program in open()). */
+static void non_regular_files(void **s)
+{
+	char fifo[128], big[128], want[256];
+	struct run r;
+	FILE *f;
+
+	(void)s;
+	snprintf(fifo, sizeof(fifo), "%s/topo.fifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(20); /* a hang fails the test instead of the CI job */
+	run(&r, fifo, "%s", probe);
+	assert_int_equal(r.status, 2);
+	expect_in(&r, "ret=DOCA_ERROR_INVALID_VALUE");
+	snprintf(want, sizeof(want), "topology %s: is a FIFO; SOFTDOCA_TOPOLOGY must name a regular JSON file", fifo);
+	expect_in(&r, want);
+	run(&r, fifo, "%s --list-devs", caps);
+	assert_int_equal(r.status, 1);
+	expect_in(&r, want);
+	alarm(0);
+	unlink(fifo);
+
+	run(&r, tmpdir, "%s", probe);
+	assert_int_equal(r.status, 2);
+	expect_in(&r, ": is a directory;");
+	run(&r, "/dev/null", "%s", probe);
+	assert_int_equal(r.status, 2);
+	expect_in(&r, "topology /dev/null: is a character device;");
+
+	snprintf(big, sizeof(big), "%s/big.json", tmpdir);
+	f = fopen(big, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), (1 << 20) + 1), 0);
+	fclose(f);
+	run(&r, big, "%s", probe);
+	assert_int_equal(r.status, 2);
+	expect_in(&r, "big.json: file is 1048577 bytes; a topology may be at most 1048576 bytes (1 MiB)");
+	unlink(big);
+}
+
+/* The board serial and representor VUIDs: defaults in DOCA's form, and given ones. */
+static void vuids(void **s)
+{
+	struct run r;
+	const char *path;
+
+	(void)s;
+	run(&r, NULL, "%s --list-rep-devs", caps);
+#ifdef DOCA_ARCH_DPU
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "MT2334SD0000MLNXS0D0F0\n");
+	expect_in(&r, "MT2334SD0000MLNXS0D0F1\n");
+#endif
+	path = write_topo("vuid.json", "{\"cards\": [{\"serial\": \"MT2314XZ00YA\", \"dpu\": {\"pfs\": ["
+				       "{\"pci\": \"03:00.0\", \"reps\": [\"3b:00.0\", {\"pci\": \"3b:00.3\", \"func_type\": \"vf\","
+				       " \"vuid\": \"MyOwnVuid7\"}]}]}},"
+				       " {\"dpu\": {\"pfs\": [{\"pci\": \"a3:00.0\", \"reps\": [\"af:00.1\"]}]}}]}");
+	run(&r, path, "%s --list-rep-devs", caps);
+#ifdef DOCA_ARCH_DPU
+	assert_int_equal(r.status, 0);
+	expect_in(&r, "MT2314XZ00YAMLNXS0D0F0\n");
+	expect_in(&r, "MyOwnVuid7\n");
+	expect_in(&r, "MT2334SD0001MLNXS0D0F1\n");
+#else
+	assert_int_equal(r.status, 0);
+#endif
 }
 
 /* VHCA ids, SF indexes, rates, capabilities and representor names from a file. */
@@ -412,6 +525,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(example_file),
 		cmocka_unit_test(broken_files),
 		cmocka_unit_test(identities_file),
+		cmocka_unit_test(non_regular_files),
+		cmocka_unit_test(vuids),
 		cmocka_unit_test(caps_limit_enforced),
 		cmocka_unit_test(caps_tool),
 	};
