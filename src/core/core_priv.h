@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "sd_ctx.h"
+#include "sd_log.h"
 
 /* ctx.c's side of the PE <-> context interface. */
 struct sd_ctx_core_ops {
@@ -61,6 +62,21 @@ struct doca_pe {
 	struct doca_ctx *starting;             /* context inside its ops->start */
 	struct sd_prof *profs;
 	bool in_progress;                      /* inside doca_pe_progress */
+	/* Stuck-program warning (pe.c): counted on progress calls that did
+	 * nothing, the clock read only every PE_STALL_CHECK_EVERY of them. */
+	uint32_t idle_calls;
+	uint64_t stall_warn_ns;                /* SOFTDOCA_STALL_WARN_MS; 0: off */
+	uint64_t stall_since;                  /* 0: something happened since the last check */
+	uint64_t stall_next_warn;              /* no new warning before this */
+	uint64_t stall_interval;               /* between repeated warnings: 10 s doubling to 60 s */
+	/* DEBUG progress summary (pe.c), once per second of activity */
+	uint64_t sum_start;
+	uint64_t sum_calls;
+	uint64_t sum_completions;
+	/* The first task failure not yet applied (ctx.c names it in the
+	 * RUNNING -> STOPPING reason). */
+	struct doca_ctx *fail_ctx;
+	doca_error_t fail_status;
 	bool destroy_deferred;                 /* doca_pe_destroy called from a callback */
 	enum doca_pe_event_mode event_mode;
 	int epfd;                              /* the notification handle */
@@ -103,6 +119,41 @@ doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *
 
 /* pe.c */
 void sd_pe_unlink_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/* trace.c (sd_trace.h): the core reads the flag itself, one load and a
+ * branch per hook; it is set once, by the library's constructor. */
+extern bool sd_trace_on __attribute__((visibility("hidden")));
+/* the pid in bits 48..63: task ids differ between the two sides */
+extern uint64_t sd_trace_id_tag __attribute__((visibility("hidden")));
+void sd_trace_report_setup(void); /* a trace file that could not be opened: logged once */
+
+/* A task's async-span id: its address (unique among tasks in flight; the
+ * next submission of the same task reuses it after the end event). */
+static inline uint64_t sd_task_trace_id(const struct doca_task *task)
+{
+	return (uint64_t)(uintptr_t)task ^ sd_trace_id_tag;
+}
+
+static inline const char *sd_ctx_state_name(enum doca_ctx_states state)
+{
+	switch (state) {
+	case DOCA_CTX_STATE_IDLE:
+		return "IDLE";
+	case DOCA_CTX_STATE_STARTING:
+		return "STARTING";
+	case DOCA_CTX_STATE_RUNNING:
+		return "RUNNING";
+	case DOCA_CTX_STATE_STOPPING:
+		return "STOPPING";
+	default:
+		return "UNKNOWN";
+	}
+}
+
+/* Per-event diagnostics (TRACE log, SOFTDOCA_TRACE) cost one test when both
+ * are off. */
+#define SD_CORE_DIAG_LEVEL 70
+#define sd_core_diag_on() __builtin_expect(sd_trace_on || sd_log_sdk_enabled(SD_CORE_DIAG_LEVEL), 0)
 
 /* prof.c: range-profiling records of the contexts of a PE. */
 doca_error_t sd_prof_attach(struct doca_ctx *ctx);  /* at start: (re)create ctx's record set */

@@ -4,6 +4,7 @@
  * sd_ctx_core_ops (core_priv.h) and the task pool only keeps counters.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 
 #include "core_priv.h"
 #include "sd_log.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(CTX);
 
@@ -41,8 +43,26 @@ void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, const char 
 	ctx->core = &ctx_core_ops;
 }
 
-static void ctx_notify(struct doca_ctx *ctx, enum doca_ctx_states prev)
+#define CTX_LOG_DBG_LEVEL 60
+
+static void __attribute__((noinline, cold)) ctx_diag_transition(struct doca_ctx *ctx, enum doca_ctx_states prev,
+								  const char *reason)
 {
+	SD_LOG_DBG("%s ctx %p: %s -> %s (%s)", ctx_name(ctx), (void *)ctx, sd_ctx_state_name(prev),
+		   sd_ctx_state_name(ctx->state), reason);
+	if (sd_trace_on)
+		sd_trace_instant("ctx", "state", "\"ctx\":\"%s\",\"ptr\":\"%p\",\"from\":\"%s\",\"to\":\"%s\","
+				 "\"reason\":\"%s\"",
+				 ctx_name(ctx), (void *)ctx, sd_ctx_state_name(prev), sd_ctx_state_name(ctx->state),
+				 reason);
+}
+
+/* Every transition goes through here, with why it happened (our own words:
+ * JSON-safe for the trace). */
+static void ctx_notify(struct doca_ctx *ctx, enum doca_ctx_states prev, const char *reason)
+{
+	if (__builtin_expect(sd_trace_on || sd_log_sdk_enabled(CTX_LOG_DBG_LEVEL), 0))
+		ctx_diag_transition(ctx, prev, reason);
 	if (ctx->state_changed_cb != NULL)
 		ctx->state_changed_cb(ctx->user_data, ctx, prev, ctx->state);
 }
@@ -88,7 +108,7 @@ void sd_ctx_set_running(struct doca_ctx *ctx)
 		return;
 	}
 	ctx->state = DOCA_CTX_STATE_RUNNING;
-	ctx_notify(ctx, DOCA_CTX_STATE_STARTING);
+	ctx_notify(ctx, DOCA_CTX_STATE_STARTING, "started by its library");
 }
 
 void sd_ctx_stop_done(struct doca_ctx *ctx)
@@ -100,14 +120,16 @@ void sd_ctx_stop_done(struct doca_ctx *ctx)
 		ctx->stop_done = true;
 }
 
-static void ctx_begin_stop(struct doca_ctx *ctx)
+static void ctx_begin_stop(struct doca_ctx *ctx, const char *reason)
 {
 	enum doca_ctx_states prev = ctx->state;
 
 	ctx->state = DOCA_CTX_STATE_STOPPING;
 	ctx->stop_done = false;
 	ctx->fail_pending = false;
-	ctx_notify(ctx, prev);
+	if (ctx->pe != NULL && ctx->pe->fail_ctx == ctx)
+		ctx->pe->fail_ctx = NULL;
+	ctx_notify(ctx, prev, reason);
 	if (ctx->ops != NULL && ctx->ops->stop != NULL)
 		ctx->ops->stop(ctx);
 	else
@@ -121,7 +143,7 @@ void sd_ctx_fail(struct doca_ctx *ctx)
 	if (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING)
 		return;
 	SD_LOG_ERR("%s context failed: stopping", ctx_name(ctx));
-	ctx_begin_stop(ctx);
+	ctx_begin_stop(ctx, "context failed in its library");
 }
 
 /* IDLE needs the library's stop work done, no task in flight and, as DOCA
@@ -139,21 +161,28 @@ static bool ctx_try_finish_stop(struct doca_ctx *ctx)
 	ctx->stop_done = false;
 	sd_prof_report(ctx);
 	/* Last: the callback may destroy the context. */
-	ctx_notify(ctx, DOCA_CTX_STATE_STOPPING);
+	ctx_notify(ctx, DOCA_CTX_STATE_STOPPING, "stopped: no task in flight or allocated");
 	return true;
 }
 
 static int ctx_settle(struct doca_ctx *ctx)
 {
+	char reason[96];
 	int n = 0;
 
 	if (ctx->fail_pending) {
 		ctx->fail_pending = false;
+		if (ctx->pe != NULL && ctx->pe->fail_ctx == ctx) {
+			snprintf(reason, sizeof(reason), "task failed: %s", doca_error_get_name(ctx->pe->fail_status));
+			ctx->pe->fail_ctx = NULL;
+		} else {
+			snprintf(reason, sizeof(reason), "task failed");
+		}
 		if (ctx->state == DOCA_CTX_STATE_RUNNING || ctx->state == DOCA_CTX_STATE_STARTING) {
 			SD_LOG_ERR("%s context: a task failed during execution: the context is stopping, remaining "
 				   "tasks are flushed",
 				   ctx_name(ctx));
-			ctx_begin_stop(ctx);
+			ctx_begin_stop(ctx, reason);
 			n = 1;
 		}
 	}
@@ -207,12 +236,12 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 
 	if (rc == DOCA_SUCCESS || (rc == DOCA_ERROR_IN_PROGRESS && ctx->state == DOCA_CTX_STATE_RUNNING)) {
 		ctx->state = DOCA_CTX_STATE_RUNNING;
-		ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
+		ctx_notify(ctx, DOCA_CTX_STATE_IDLE, "doca_ctx_start");
 		return DOCA_SUCCESS;
 	}
 	if (rc == DOCA_ERROR_IN_PROGRESS) {
 		ctx->state = DOCA_CTX_STATE_STARTING;
-		ctx_notify(ctx, DOCA_CTX_STATE_IDLE);
+		ctx_notify(ctx, DOCA_CTX_STATE_IDLE, "doca_ctx_start: in progress");
 		return DOCA_ERROR_IN_PROGRESS;
 	}
 	ctx->state = DOCA_CTX_STATE_IDLE;
@@ -239,7 +268,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_STOPPING)
 		return DOCA_ERROR_IN_PROGRESS;
 
-	ctx_begin_stop(ctx);
+	ctx_begin_stop(ctx, "doca_ctx_stop");
 	/* Do not touch ctx after a successful finish: the IDLE callback may
 	 * have destroyed it. */
 	if (ctx_try_finish_stop(ctx))

@@ -5,6 +5,8 @@
  * it never makes a context transition itself.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -15,9 +17,24 @@
 #include <doca_pe.h>
 
 #include "core_priv.h"
+#include "sd_env.h"
 #include "sd_log.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(PE);
+
+/* Stuck-program warning: SOFTDOCA_STALL_WARN_MS of nothing completing while
+ * work is in flight. The clock is read on one in PE_STALL_CHECK_EVERY
+ * progress calls that did nothing (and on each arming of the notification
+ * handle), never on a call that delivered something. */
+#define PE_STALL_ENV "SOFTDOCA_STALL_WARN_MS"
+#define PE_STALL_DEFAULT_MS 3000u
+#define PE_STALL_MAX_MS 3600000u
+#define PE_STALL_CHECK_EVERY 32u
+#define PE_STALL_REPEAT_NS (10ull * 1000000000ull)
+#define PE_STALL_REPEAT_MAX_NS (60ull * 1000000000ull)
+#define PE_SUMMARY_NS 1000000000ull
+#define SD_LOG_DBG_LEVEL 60
 
 uint64_t sd_now_ns(void)
 {
@@ -31,9 +48,15 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 {
 	struct doca_pe *p;
 	struct epoll_event ev = {.events = EPOLLIN};
+	uint64_t stall_ms;
 
 	if (pe == NULL) {
 		SD_LOG_ERR("Failed to create progress engine: pe is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	sd_trace_report_setup();
+	if (sd_env_u64(PE_STALL_ENV, PE_STALL_DEFAULT_MS, 0, PE_STALL_MAX_MS, &stall_ms) != DOCA_SUCCESS) {
+		SD_LOG_ERR("Failed to create progress engine: %s is invalid", PE_STALL_ENV);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* aligned: the engine-written flags sit on their own cache line */
@@ -44,6 +67,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	}
 	memset(p, 0, sizeof(*p));
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_ALL;
+	p->stall_warn_ns = stall_ms * 1000000ull;
 	atomic_init(&p->armed, false);
 	atomic_init(&p->pending, false);
 
@@ -58,6 +82,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		goto err_efd;
 
 	*pe = p;
+	SD_LOG_DBG("PE %p created (stall warning after %" PRIu64 " ms%s)", (void *)p, stall_ms,
+		   stall_ms == 0 ? ": off" : "");
 	return DOCA_SUCCESS;
 
 err_efd:
@@ -88,6 +114,8 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		SD_LOG_ERR("Failed to destroy progress engine %p: contexts are still connected", (void *)pe);
 		return DOCA_ERROR_IN_USE;
 	}
+	SD_LOG_DBG("PE %p destroyed%s", (void *)pe,
+		   pe->in_progress ? " (from a callback: freed when progress returns)" : "");
 	/* Called from one of our callbacks: free once doca_pe_progress unwinds. */
 	if (pe->in_progress) {
 		pe->destroy_deferred = true;
@@ -122,6 +150,7 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	ctx->pe_next = NULL;
 	*tail = ctx;
 	ctx->pe = pe;
+	SD_LOG_DBG("PE %p: %s ctx %p connected", (void *)pe, ctx->name, (void *)ctx);
 	return DOCA_SUCCESS;
 }
 
@@ -137,6 +166,9 @@ void sd_pe_unlink_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	}
 	if (pe->iter_next == ctx)
 		pe->iter_next = ctx->pe_next;
+	if (pe->fail_ctx == ctx)
+		pe->fail_ctx = NULL;
+	SD_LOG_DBG("PE %p: %s ctx %p disconnected", (void *)pe, ctx->name, (void *)ctx);
 	ctx->pe_next = NULL;
 	ctx->pe = NULL;
 }
@@ -171,6 +203,20 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
 	for ((pe)->iter_next = (pe)->ctxs; ((ctx) = (pe)->iter_next) != NULL && \
 					   (((pe)->iter_next = (ctx)->pe_next), 1);)
 
+/* A task's end: TRACE line and the end of its async span. Before its
+ * callback, which may free or resubmit it. */
+static void __attribute__((noinline, cold)) pe_diag_task_end(struct doca_task *task, const char *how)
+{
+	struct doca_ctx *ctx = task->cls->ctx;
+	const char *status = doca_error_get_name(task->status);
+
+	SD_LOG_TRC("%s ctx %p: %s task %p %s: %s", ctx->name, (void *)ctx, task->cls->name, (void *)task,
+		   task->status == DOCA_SUCCESS ? "completed" : "failed", status);
+	if (sd_trace_on)
+		sd_trace_async_end("task", task->cls->name, sd_task_trace_id(task), "\"status\":\"%s\"%s", status,
+				   how);
+}
+
 static int pe_deliver(struct doca_pe *pe)
 {
 	struct doca_task *task, *next;
@@ -178,6 +224,7 @@ static int pe_deliver(struct doca_pe *pe)
 	struct doca_ctx *ctx;
 	int n = 0;
 	uint64_t now = 0;
+	bool diag = sd_core_diag_on(); /* once per batch */
 
 	/* Detach the batch: tasks completed by these callbacks (resubmitted and
 	 * finished at once, or flushed by a stop) wait for the next call, so a
@@ -194,6 +241,8 @@ static int pe_deliver(struct doca_pe *pe)
 				now = sd_now_ns();
 			sd_prof_record(pe, task, now);
 		}
+		if (diag)
+			pe_diag_task_end(task, task->freed ? ",\"callback\":\"none: freed while submitted\"" : "");
 		/* Freed by the program while we held it: back to the pool, no
 		 * callback (the program gave it up). */
 		if (task->freed) {
@@ -219,10 +268,124 @@ static int pe_deliver(struct doca_pe *pe)
 	return n;
 }
 
+/* Any context that would explain a silence: tasks in flight, a start in
+ * progress, or a library that can say what it waits for. */
+static bool pe_waits(const struct doca_pe *pe)
+{
+	const struct doca_ctx *ctx;
+
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
+		if (ctx->state == DOCA_CTX_STATE_IDLE)
+			continue;
+		if (ctx->inflight > 0 || ctx->state == DOCA_CTX_STATE_STARTING ||
+		    (ctx->ops != NULL && ctx->ops->describe_wait != NULL))
+			return true;
+	}
+	return false;
+}
+
+/* One warning per waiting context; returns how many were logged. */
+static int pe_stall_warn(struct doca_pe *pe, uint64_t waited_ns)
+{
+	uint64_t ms = waited_ns / 1000000ull;
+	struct doca_ctx *ctx;
+	char what[384];
+	int n = 0;
+
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
+		if (ctx->state == DOCA_CTX_STATE_IDLE)
+			continue;
+		what[0] = '\0';
+		if (ctx->ops != NULL && ctx->ops->describe_wait != NULL &&
+		    ctx->ops->describe_wait(ctx, ms, what, sizeof(what)) && what[0] != '\0') {
+			/* the library's own sentence */
+		} else if (ctx->inflight > 0) {
+			snprintf(what, sizeof(what),
+				 "%" PRIu32 " %s tasks in flight on %s ctx %p for %.1f s, none completed: the "
+				 "context's engine is not finishing them (a peer that stopped answering? an engine "
+				 "blocked on memory?)",
+				 ctx->inflight, ctx->name, ctx->name, (void *)ctx, (double)ms / 1000.0);
+		} else if (ctx->state == DOCA_CTX_STATE_STARTING &&
+			   (ctx->ops == NULL || ctx->ops->describe_wait == NULL)) {
+			/* a library with describe_wait said it has nothing to add
+			 * (a connecting Comch client warns by itself) */
+			snprintf(what, sizeof(what),
+				 "%s ctx %p still STARTING after %.1f s: the context waits for something outside "
+				 "this process (its peer?)",
+				 ctx->name, (void *)ctx, (double)ms / 1000.0);
+		} else {
+			continue;
+		}
+		SD_LOG_WARN("PE %p: %s (%s=%" PRIu64 " ms; repeated while it lasts, every 10 s or more)", (void *)pe,
+			    what, PE_STALL_ENV, (uint64_t)(pe->stall_warn_ns / 1000000u));
+		if (sd_trace_on)
+			sd_trace_instant("pe", "stall", "\"ctx\":\"%s\",\"waited_ms\":%" PRIu64, ctx->name, ms);
+		n++;
+	}
+	return n;
+}
+
+/* Called on idle progress calls (one in PE_STALL_CHECK_EVERY) and when the
+ * program arms the notification handle. The stall clock starts at the first
+ * check after activity and restarts while nothing is in flight, so an idle
+ * program that submits later is timed from about its submission. */
+static void __attribute__((noinline)) pe_stall_check(struct doca_pe *pe)
+{
+	uint64_t now = sd_now_ns();
+
+	pe->idle_calls = 0;
+	if (pe->stall_since == 0 || !pe_waits(pe)) {
+		pe->stall_since = now;
+		pe->stall_interval = 0;
+		pe->stall_next_warn = 0;
+		return;
+	}
+	if (now - pe->stall_since < pe->stall_warn_ns || now < pe->stall_next_warn)
+		return;
+	if (pe_stall_warn(pe, now - pe->stall_since) == 0)
+		return;
+	if (pe->stall_interval == 0)
+		pe->stall_interval = PE_STALL_REPEAT_NS;
+	else if (pe->stall_interval < PE_STALL_REPEAT_MAX_NS)
+		pe->stall_interval *= 2;
+	if (pe->stall_interval > PE_STALL_REPEAT_MAX_NS)
+		pe->stall_interval = PE_STALL_REPEAT_MAX_NS;
+	pe->stall_next_warn = now + pe->stall_interval;
+}
+
+/* A progress call that did something: its span, the DEBUG summary. */
+static void __attribute__((noinline, cold)) pe_diag_progress(struct doca_pe *pe, uint64_t t0, int n, int delivered)
+{
+	uint64_t now;
+	const struct doca_ctx *ctx;
+	uint32_t nctx = 0;
+
+	if (sd_trace_on)
+		sd_trace_span("pe", "progress", t0, "\"events\":%d,\"completions\":%d", n, delivered);
+	if (!sd_log_sdk_enabled(SD_LOG_DBG_LEVEL))
+		return;
+	now = sd_now_ns();
+	if (pe->sum_start == 0)
+		pe->sum_start = now;
+	pe->sum_calls++;
+	pe->sum_completions += (uint64_t)delivered;
+	if (now - pe->sum_start < PE_SUMMARY_NS)
+		return;
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
+		nctx++;
+	SD_LOG_DBG("PE %p: %" PRIu64 " completions delivered by %" PRIu64 " busy progress calls in %.2f s, %" PRIu32
+		   " contexts connected",
+		   (void *)pe, pe->sum_completions, pe->sum_calls, (double)(now - pe->sum_start) / 1e9, nctx);
+	pe->sum_start = now;
+	pe->sum_calls = 0;
+	pe->sum_completions = 0;
+}
+
 uint8_t doca_pe_progress(struct doca_pe *pe)
 {
 	struct doca_ctx *ctx;
-	int n = 0;
+	int n = 0, delivered = 0;
+	uint64_t t0 = 0;
 
 	if (pe == NULL) {
 		SD_LOG_ERR("Failed to progress: pe is NULL");
@@ -232,6 +395,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (pe->in_progress)
 		return 0;
 	pe->in_progress = true;
+	if (__builtin_expect(sd_trace_on, 0))
+		t0 = sd_now_ns();
 
 	if (atomic_load_explicit(&pe->pending, memory_order_relaxed))
 		atomic_store(&pe->pending, false);
@@ -241,8 +406,10 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 			n += ctx->ops->progress(ctx);
 	}
 
-	if (pe->cq_head != NULL)
-		n += pe_deliver(pe);
+	if (pe->cq_head != NULL) {
+		delivered = pe_deliver(pe);
+		n += delivered;
+	}
 
 	/* A failed task's context stops after its callback; a stopping one may
 	 * reach IDLE (and be destroyed by that callback: the walk allows it). */
@@ -252,6 +419,14 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	}
 
 	pe->iter_next = NULL;
+	if (n > 0) {
+		if (pe->stall_since != 0)
+			pe->stall_since = 0;
+		if (__builtin_expect(sd_trace_on || sd_log_sdk_enabled(SD_LOG_DBG_LEVEL), 0))
+			pe_diag_progress(pe, t0, n, delivered);
+	} else if (pe->stall_warn_ns != 0 && ++pe->idle_calls >= PE_STALL_CHECK_EVERY) {
+		pe_stall_check(pe);
+	}
 	pe->in_progress = false;
 	if (pe->destroy_deferred && pe->ctxs == NULL)
 		pe_free(pe);
@@ -281,6 +456,8 @@ void sd_task_complete(struct doca_task *task, doca_error_t status)
 
 void sd_task_fail(struct doca_task *task, doca_error_t status)
 {
+	struct doca_ctx *ctx;
+
 	if (task == NULL)
 		return;
 	if (task->state != SD_TASK_SUBMITTED) {
@@ -288,7 +465,14 @@ void sd_task_fail(struct doca_task *task, doca_error_t status)
 		return;
 	}
 	sd_task_complete(task, status == DOCA_SUCCESS ? DOCA_ERROR_UNEXPECTED : status);
-	task->cls->ctx->fail_pending = true;
+	ctx = task->cls->ctx;
+	ctx->fail_pending = true;
+	if (ctx->pe->fail_ctx == NULL) {
+		ctx->pe->fail_ctx = ctx;
+		ctx->pe->fail_status = task->status;
+	}
+	SD_LOG_DBG("%s ctx %p: %s task %p failed (%s): the context stops after its callback", ctx->name,
+		   (void *)ctx, task->cls->name, (void *)task, doca_error_get_name(task->status));
 }
 
 doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
@@ -354,6 +538,8 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 	 * Work that needs no wait (tasks submitted and not yet executed, a
 	 * transition to make) kicks at once: on the card the engine would
 	 * complete it without anybody polling. */
+	if (pe->stall_warn_ns != 0)
+		pe_stall_check(pe);
 	atomic_store(&pe->armed, true);
 	if (atomic_load(&pe->pending) || pe_has_work(pe)) {
 		atomic_store(&pe->armed, false);

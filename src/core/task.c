@@ -12,6 +12,7 @@
 
 #include "core_priv.h"
 #include "sd_log.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(TASK);
 
@@ -191,6 +192,20 @@ static const char *task_state_name(uint8_t state)
 	}
 }
 
+/* A submission taken: TRACE line and the start of its async span (the PE
+ * ends it when the completion is delivered). */
+static void __attribute__((noinline, cold)) task_diag_submit(struct doca_task *task)
+{
+	struct doca_ctx *ctx = task->cls->ctx;
+
+	SD_LOG_TRC("%s ctx %p: %s task %p submitted (%" PRIu32 " in flight)", ctx->name, (void *)ctx,
+		   task->cls->name, (void *)task, ctx->inflight);
+	if (sd_trace_on)
+		sd_trace_async_begin("task", task->cls->name, sd_task_trace_id(task),
+				     "\"ctx\":\"%s\",\"ctx_ptr\":\"%p\",\"task\":\"%p\"", ctx->name, (void *)ctx,
+				     (void *)task);
+}
+
 /* Inlined into each entry point, so the plain submit pays nothing for
  * try_submit's validation. */
 static inline __attribute__((always_inline)) doca_error_t task_submit(struct doca_task *task, uint32_t flags,
@@ -241,6 +256,8 @@ static inline __attribute__((always_inline)) doca_error_t task_submit(struct doc
 		ctx->inflight--;
 		return rc;
 	}
+	if (sd_core_diag_on())
+		task_diag_submit(task);
 	/* Someone sleeps on the notification handle: the task will complete
 	 * without further waiting, so it must be woken. */
 	sd_pe_note_work(ctx->pe);

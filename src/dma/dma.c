@@ -5,6 +5,7 @@
  * the exporter's addresses; the copy reaches them through sd_remote.h.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +22,14 @@ static doca_error_t dma_ctx_start(struct doca_ctx *ctx);
 static void dma_ctx_stop(struct doca_ctx *ctx);
 static int dma_ctx_progress(struct doca_ctx *ctx);
 static bool dma_ctx_has_work(const struct doca_ctx *ctx);
+static bool dma_ctx_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap);
 
 static const struct sd_ctx_ops dma_ctx_ops = {
 	.start = dma_ctx_start,
 	.stop = dma_ctx_stop,
 	.progress = dma_ctx_progress,
 	.has_work = dma_ctx_has_work,
+	.describe_wait = dma_ctx_describe_wait,
 };
 
 static doca_error_t memcpy_submit(struct doca_task *task);
@@ -178,12 +181,15 @@ static doca_error_t dma_ctx_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	dma->stop_pending = false;
+	SD_LOG_DBG("DMA ctx %p: starting on PE %p, device %s, %u memcpy tasks, %s engine", (void *)ctx,
+		   (void *)ctx->pe, sd_dev_pci_addr(dma->dev), dma->memcpy_cls.capacity, dma->eng_ops->name);
 	return dma->eng_ops->start(dma->eng, ctx->pe);
 }
 
 static void dma_stop_if_drained(struct doca_dma *dma)
 {
 	if (dma->stop_pending && dma->eng_ops->drained(dma->eng)) {
+		SD_LOG_DBG("DMA ctx %p: engine drained, stop done", (void *)&dma->ctx);
 		dma->stop_pending = false;
 		sd_ctx_stop_done(&dma->ctx);
 	}
@@ -194,6 +200,7 @@ static void dma_ctx_stop(struct doca_ctx *ctx)
 	struct doca_dma *dma = sd_to_dma(ctx);
 
 	dma->stop_pending = true;
+	SD_LOG_DBG("DMA ctx %p: stopping, %u tasks in flight are flushed or finished", (void *)ctx, ctx->inflight);
 	dma->eng_ops->stop(dma->eng);
 	dma_stop_if_drained(dma);
 }
@@ -203,6 +210,21 @@ static bool dma_ctx_has_work(const struct doca_ctx *ctx)
 	const struct doca_dma *dma = (const struct doca_dma *)ctx;
 
 	return dma->eng_ops->has_work(dma->eng);
+}
+
+/* The stuck-program warning's sentence: only tasks can keep DMA waiting. */
+static bool dma_ctx_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap)
+{
+	const struct doca_dma *dma = (const struct doca_dma *)ctx;
+	char where[320] = "";
+
+	if (ctx->inflight == 0)
+		return false;
+	if (dma->eng_ops->describe != NULL)
+		dma->eng_ops->describe(dma->eng, where, sizeof(where));
+	snprintf(buf, cap, "%u DMA tasks in flight on DMA ctx %p for %.1f s, none completed%s%s", ctx->inflight,
+		 (const void *)ctx, (double)waited_ms / 1000.0, where[0] != '\0' ? ": " : "", where);
+	return true;
 }
 
 static int dma_ctx_progress(struct doca_ctx *ctx)

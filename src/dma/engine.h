@@ -48,6 +48,9 @@ struct sd_dma_engine_ops {
 	int (*poll)(struct sd_dma_engine *eng);
 	/* Tasks accepted and not yet executed (the next poll has work). */
 	bool (*has_work)(const struct sd_dma_engine *eng);
+	/* Optional, PE thread: where the tasks it holds are, for the
+	 * stuck-program warning (one clause, no trailing period). */
+	void (*describe)(const struct sd_dma_engine *eng, char *buf, size_t cap);
 };
 
 SD_DMA_INTERNAL extern const struct sd_dma_engine_ops sd_dma_sw_engine;

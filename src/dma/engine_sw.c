@@ -48,11 +48,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dma_priv.h"
+#include "sd_env.h"
 #include "sd_log.h"
+#include "sd_remote.h"
 
 SD_LOG_REGISTER(DMA_ENGINE);
 
@@ -62,6 +65,7 @@ SD_LOG_REGISTER(DMA_ENGINE);
 #define SD_DMA_POLL_MAX_TASKS 8u
 #define SD_DMA_RING_SIZE 1024u /* power of two */
 #define SD_DMA_SPIN_ROUNDS 20000
+#define SD_DMA_INLINE_MAX_LIMIT (1ull << 40)
 
 struct sd_spsc_ring {
 	_Atomic uint32_t head __attribute__((aligned(64))); /* consumer */
@@ -175,21 +179,23 @@ static void engine_kick(struct sd_dma_engine *eng)
 static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 {
 	struct sd_dma_engine *eng;
-	const char *env;
+	uint64_t inline_max, remote_inline_max;
+	doca_error_t err;
 
+	/* Tuning knobs for measurements, not user-facing settings; a refused
+	 * value fails the creation (logged by sd_env_u64, naming it). */
+	err = sd_env_u64("SOFTDOCA_DMA_INLINE_MAX", SD_DMA_INLINE_MAX_DEFAULT, 0, SD_DMA_INLINE_MAX_LIMIT, &inline_max);
+	if (err == DOCA_SUCCESS)
+		err = sd_env_u64("SOFTDOCA_DMA_REMOTE_INLINE_MAX", SD_DMA_REMOTE_INLINE_MAX_DEFAULT, 0,
+				 SD_DMA_INLINE_MAX_LIMIT, &remote_inline_max);
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (posix_memalign((void **)&eng, 64, sizeof(*eng)) != 0)
 		return DOCA_ERROR_NO_MEMORY;
 	memset(eng, 0, sizeof(*eng));
 	eng->dma = dma;
-	eng->inline_max = SD_DMA_INLINE_MAX_DEFAULT;
-	eng->remote_inline_max = SD_DMA_REMOTE_INLINE_MAX_DEFAULT;
-	/* Tuning knobs for measurements, not user-facing settings. */
-	env = getenv("SOFTDOCA_DMA_INLINE_MAX");
-	if (env != NULL && *env != '\0')
-		eng->inline_max = strtoull(env, NULL, 0);
-	env = getenv("SOFTDOCA_DMA_REMOTE_INLINE_MAX");
-	if (env != NULL && *env != '\0')
-		eng->remote_inline_max = strtoull(env, NULL, 0);
+	eng->inline_max = (size_t)inline_max;
+	eng->remote_inline_max = (size_t)remote_inline_max;
 	pthread_mutex_init(&eng->lock, NULL);
 	pthread_cond_init(&eng->cond, NULL);
 	*out = eng;
@@ -281,6 +287,18 @@ static void finish(struct doca_dma_task_memcpy *t, doca_error_t status)
 		sd_task_fail(&t->task, status);
 }
 
+/* TRACE: one line per executed task, its geometry and where it runs. */
+static void __attribute__((noinline, cold)) trace_task(const struct doca_dma_task_memcpy *t, size_t total,
+							 const char *where)
+{
+	const struct doca_buf *d = t->dst;
+
+	SD_LOG_TRC("DMA ctx %p: memcpy task %p: %zu bytes from %p (%u segments%s) to %p (%u segments%s), %s",
+		   (void *)t->task.cls->ctx, (const void *)t, total, (void *)t->src->data, t->src->list_len,
+		   (t->eng_remote & SD_DMA_SRC_REMOTE) ? ", remote" : "", (void *)(d->data + d->data_len), d->list_len,
+		   (t->eng_remote & SD_DMA_DST_REMOTE) ? ", remote" : "", where);
+}
+
 static int sw_poll(struct sd_dma_engine *eng)
 {
 	struct sd_dma_check_cache cache = {NULL, NULL};
@@ -288,6 +306,7 @@ static int sw_poll(struct sd_dma_engine *eng)
 	struct doca_dma_task_memcpy *t;
 	bool kicked = false;
 	bool failed = false;
+	bool trc = sd_log_sdk_enabled(70); /* once per poll, not per task */
 	uint32_t taken = 0;
 	int n = 0;
 
@@ -314,6 +333,8 @@ static int sw_poll(struct sd_dma_engine *eng)
 				break; /* engine busy: the rest waits for the next progress */
 			eng->pend_head = t->eng_next;
 			eng->worker_outstanding++;
+			if (__builtin_expect(trc, 0))
+				trace_task(t, total, "on the engine thread");
 			kicked = true;
 			taken++;
 			continue;
@@ -322,6 +343,8 @@ static int sw_poll(struct sd_dma_engine *eng)
 			break; /* this progress call copied enough; the rest goes next time */
 		eng->pend_head = t->eng_next;
 		if (err == DOCA_SUCCESS) {
+			if (__builtin_expect(trc, 0))
+				trace_task(t, total, "inline in progress");
 			err = sd_dma_task_copy(t, NULL);
 			if (err == DOCA_SUCCESS)
 				inline_bytes += total;
@@ -344,6 +367,43 @@ static bool sw_has_work(const struct sd_dma_engine *eng)
 	return eng->pend_head != NULL && !eng->stopping;
 }
 
+/* The remote memory behind a buffer chain, if any. */
+static const struct sd_remote *chain_remote(const struct doca_buf *b)
+{
+	const struct sd_remote *r;
+
+	for (; b != NULL; b = b->next)
+		if (b->mmap != NULL && (r = sd_mmap_remote(b->mmap)) != NULL)
+			return r;
+	return NULL;
+}
+
+static void sw_describe(const struct sd_dma_engine *eng, char *buf, size_t cap)
+{
+	const struct doca_dma_task_memcpy *t;
+	const struct sd_remote *r = NULL;
+	uint32_t queued = 0;
+	int n;
+
+	for (t = eng->pend_head; t != NULL; t = t->eng_next) {
+		queued++;
+		if (r == NULL && (r = chain_remote(t->src)) == NULL)
+			r = chain_remote(t->dst);
+	}
+	n = snprintf(buf, cap, "%u queued, %u on the engine thread (copies of %zu bytes or more, remote ones of %zu "
+		     "or more)", queued, eng->worker_outstanding, eng->inline_max, eng->remote_inline_max);
+	if (n < 0 || (size_t)n >= cap)
+		return;
+	if (r != NULL)
+		snprintf(buf + n, cap - (size_t)n,
+			 "; a queued task moves remote memory exported by pid %d on %s (%s side): is that process "
+			 "alive and the export still open?",
+			 sd_remote_pid(r), sd_remote_pci(r), sd_remote_side(r) == SD_SIDE_DPU ? "Arm" : "host");
+	else if (eng->worker_outstanding != 0)
+		snprintf(buf + n, cap - (size_t)n, "; the engine thread is still copying (a very large or slow "
+			 "remote copy?)");
+}
+
 const struct sd_dma_engine_ops sd_dma_sw_engine = {
 	.name = "software",
 	.create = sw_create,
@@ -354,4 +414,5 @@ const struct sd_dma_engine_ops sd_dma_sw_engine = {
 	.submit = sw_submit,
 	.poll = sw_poll,
 	.has_work = sw_has_work,
+	.describe = sw_describe,
 };

@@ -140,6 +140,20 @@ struct sd_ctx_ops {
 	 * wakes its waiter at once. Not for work that arrives through a
 	 * watched fd or sd_pe_wake. */
 	bool (*has_work)(const struct doca_ctx *ctx);
+	/* Optional: for the stuck-program warning (SOFTDOCA_STALL_WARN_MS).
+	 * Called from doca_pe_progress when nothing has completed on the PE
+	 * for the warning period while this context is running or starting.
+	 * Returns true and writes one sentence into buf (what it waits for,
+	 * for how long, and the usual cause: "client waiting for server
+	 * 'secure_channel' on 3b:00.0 for 3 s: is the Arm side started?")
+	 * when it is waiting for something; false when it waits for nothing
+	 * (the core then only reports tasks in flight, if any). Also called
+	 * from doca_pe_request_notification; only when a warning is due (once
+	 * after the period, then every 10 s doubling to 60 s while the silence
+	 * lasts), never on a progress call that delivered something. Having
+	 * the op keeps the PE's stall clock running while the context is not
+	 * IDLE, even with no task in flight. */
+	bool (*describe_wait)(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap);
 };
 
 #define SD_CTX_MAX_TASK_CLASSES 6

@@ -1,4 +1,5 @@
 /* A test-only library on top of the core contract (see null_ctx.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "null_ctx.h"
@@ -137,11 +138,23 @@ static bool null_has_work(const struct doca_ctx *ctx)
 	return nc->mode == NULL_MODE_PROGRESS && nc->nheld > 0;
 }
 
+/* What a library says it waits for, when the test gave it a sentence. */
+static bool null_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap)
+{
+	const struct null_ctx *nc = (const struct null_ctx *)ctx;
+
+	if (nc->wait_text == NULL)
+		return false;
+	snprintf(buf, cap, "%s (%llu ms)", nc->wait_text, (unsigned long long)waited_ms);
+	return true;
+}
+
 static const struct sd_ctx_ops null_ctx_ops = {
 	.start = null_start,
 	.stop = null_stop,
 	.progress = null_progress,
 	.has_work = null_has_work,
+	.describe_wait = null_describe_wait,
 };
 
 doca_error_t null_ctx_create(struct null_ctx **nc)

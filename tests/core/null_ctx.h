@@ -46,6 +46,7 @@ struct null_ctx {
 	struct doca_task *held[NULL_CTX_MAX_HELD];
 	uint32_t nheld;
 	_Atomic bool thread_done; /* NULL_MODE_THREAD: engine finished */
+	const char *wait_text;    /* non-NULL: describe_wait answers it (the stuck-program warning) */
 };
 
 doca_error_t null_ctx_create(struct null_ctx **nc);
