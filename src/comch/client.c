@@ -1,13 +1,26 @@
 /* The Comch client: reaches the server named at create from its own host
  * function, retrying quietly until one listens (as on hardware), with a
- * warning that names what it waits for. */
+ * warning that names what it waits for.
+ *
+ * Waiting diagnostics. The client warns on its own (SOFTDOCA_COMCH_WAIT_WARN_MS,
+ * first after 3 s) while it connects: nobody listens, or a server took the
+ * connection but does not answer the handshake (stopped with SIGSTOP, or not
+ * progressing its PE). Once connected it warns when its messages wait
+ * because the server does not read them. Those cases are the client's own
+ * warning only: its describe_wait (the core's stuck-program warning,
+ * SOFTDOCA_STALL_WARN_MS) answers false for them, so one wait is reported
+ * once. describe_wait reports what only the core can see, that the program
+ * waits: a connected client that sent a message and heard nothing back. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "comch_priv.h"
+#include "sd_env.h"
 #include "sd_log.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(COMCH_CLIENT);
 
@@ -24,6 +37,11 @@ struct doca_comch_client {
 	uint64_t next_try_ns;
 	uint64_t next_warn_ns;
 	uint64_t warn_repeat_ns;
+	uint64_t warn_first_ns;
+	uint64_t start_ns;
+	uint64_t pending_since_ns; /* HELLO sent, no answer yet */
+	uint64_t next_q_warn_ns;   /* connected: next "server does not read" warning */
+	uint32_t attempts;
 	bool refused;
 };
 
@@ -34,20 +52,9 @@ static struct doca_comch_client *to_client(struct doca_ctx *ctx)
 
 /* SOFTDOCA_COMCH_WAIT_WARN_MS=<ms> (softdoca-only, for tests and impatient
  * labs): first waiting warning after <ms> instead of 3 s; when shorter than
- * 3 s the repeats use it too, else they stay every 10 s. */
-static uint64_t warn_ms_env(uint64_t def)
-{
-	const char *e = getenv("SOFTDOCA_COMCH_WAIT_WARN_MS");
-	char *end;
-	unsigned long v;
-
-	if (e == NULL || *e == '\0')
-		return def;
-	v = strtoul(e, &end, 10);
-	if (*end != '\0' || v == 0)
-		return def;
-	return v;
-}
+ * 3 s the repeats use it too, else they stay every 10 s. 1 ms .. 1 day; a
+ * value that is no such number fails the start (sd_env.h). */
+#define WARN_MAX_MS (24ull * 3600 * 1000)
 
 static void timer_stop(struct doca_comch_client *c)
 {
@@ -78,6 +85,19 @@ static bool client_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 {
 	struct doca_comch_client *c = (struct doca_comch_client *)ep;
 
+	if (conn == c->conn && conn->handshaken && v->type == SD_FRAME_REJECT) {
+		/* The server closes this connection and says why (server.c, disconnect). */
+		struct sd_frame_reject r;
+		doca_error_t why;
+
+		memcpy(&r, v->body, sizeof(r));
+		r.reason[sizeof(r.reason) - 1] = '\0';
+		why = (doca_error_t)r.error == DOCA_SUCCESS ? DOCA_ERROR_CONNECTION_ABORTED : (doca_error_t)r.error;
+		SD_LOG_ERR("Comch server \"%s\" on %s (card %u) closed the connection: %s (%s)", ep->name, c->addr.pci,
+			   c->addr.card, r.reason, doca_error_get_name(why));
+		sd_comch_conn_fail(conn, why, false);
+		return false;
+	}
 	if (conn != c->pending || conn->handshaken || v->type == SD_FRAME_HELLO) {
 		SD_LOG_ERR("Comch client: unexpected %s frame from the server; dropping the connection",
 			   sd_frame_type_name(v->type));
@@ -91,6 +111,9 @@ static bool client_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 		r.reason[sizeof(r.reason) - 1] = '\0';
 		SD_LOG_ERR("Comch server \"%s\" on %s (card %u) refused the connection: %s (%s)", ep->name,
 			   c->addr.pci, c->addr.card, r.reason, doca_error_get_name((doca_error_t)r.error));
+		if (sd_trace_enabled())
+			sd_trace_instant("comch", "conn_refused", "\"conn\":%u,\"error\":\"%s\"", conn->id,
+					 doca_error_get_name((doca_error_t)r.error));
 		c->refused = true;
 		sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_ABORTED, false);
 		return false;
@@ -109,6 +132,12 @@ static bool client_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 	timer_stop(c);
 	SD_LOG_INFO("Comch client connected to server \"%s\" on %s (card %u)", ep->name, c->addr.pci,
 		    c->addr.card);
+	SD_LOG_DBG("Comch client: conn %u established with server \"%s\" (pid %d) on %s (card %u) after %u "
+		   "attempt%s, max message %u/%u", conn->id, ep->name, (int)conn->link->peer_pid, c->addr.pci,
+		   c->addr.card, c->attempts, c->attempts == 1 ? "" : "s", ep->max_msg_size, conn->peer_max_msg);
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "conn_established", "\"conn\":%u,\"peer_pid\":%d", conn->id,
+				 (int)conn->link->peer_pid);
 	sd_ctx_set_running(&ep->ctx);
 	return true;
 }
@@ -118,6 +147,12 @@ static void client_conn_down(struct sd_comch_ep *ep, struct doca_comch_connectio
 	struct doca_comch_client *c = (struct doca_comch_client *)ep;
 
 	SD_LOG_ERR("Comch client: connection to server \"%s\" lost (%s)", ep->name, doca_error_get_name(why));
+	SD_LOG_DBG("Comch client: conn %u to server \"%s\" (pid %d) on %s disconnected after %llu ms: %s", conn->id,
+		   ep->name, (int)conn->link->peer_pid, c->addr.pci,
+		   (unsigned long long)((sd_now_ns() - conn->born_ns) / 1000000), doca_error_get_name(why));
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "conn_lost", "\"conn\":%u,\"reason\":\"%s\"", conn->id,
+				 doca_error_get_name(why));
 	/* A server killed outright leaves its socket file: the client that saw
 	 * it die knows the path. */
 	if (why == DOCA_ERROR_CONNECTION_RESET)
@@ -134,14 +169,26 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *c = to_client(ctx);
 	uint64_t now = sd_now_ns();
-	uint64_t warn = warn_ms_env(WARN_FIRST_MS);
+	uint64_t warn;
 
+	if (sd_env_u64("SOFTDOCA_COMCH_WAIT_WARN_MS", WARN_FIRST_MS, 1, WARN_MAX_MS, &warn) != DOCA_SUCCESS) {
+		SD_LOG_ERR("Comch client for server \"%s\" not started: SOFTDOCA_COMCH_WAIT_WARN_MS is invalid",
+			   c->ep.name);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	c->conn = NULL;
 	c->pending = NULL;
 	c->refused = false;
+	c->attempts = 0;
+	c->start_ns = now;
 	c->next_try_ns = now;
-	c->next_warn_ns = now + warn * 1000000ull;
+	c->warn_first_ns = warn * 1000000ull;
+	c->next_warn_ns = now + c->warn_first_ns;
 	c->warn_repeat_ns = (warn < WARN_FIRST_MS ? warn : WARN_REPEAT_MS) * 1000000ull;
+	SD_LOG_DBG("Comch client: connecting from %s (card %u) to server \"%s\"", c->addr.pci, c->addr.card,
+		   c->ep.name);
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "client_connecting", NULL);
 	timer_start(c);
 	return DOCA_ERROR_IN_PROGRESS;
 }
@@ -150,6 +197,10 @@ static void client_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *c = to_client(ctx);
 
+	SD_LOG_DBG("Comch client for server \"%s\" on %s: stopping (%s)", c->ep.name, c->addr.pci,
+		   c->conn != NULL ? "connected" : "not connected");
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "client_stop", NULL);
 	timer_stop(c);
 	c->conn = NULL;
 	c->pending = NULL;
@@ -165,7 +216,10 @@ static int try_connect(struct doca_comch_client *c, uint64_t now)
 	doca_error_t err;
 
 	c->next_try_ns = now + RETRY_NS;
+	c->attempts++;
 	err = sd_fabric_transport()->connect(&c->addr, &l);
+	SD_LOG_TRC("Comch client: attempt %u to reach server \"%s\" on %s (card %u): %s", c->attempts, ep->name,
+		   c->addr.pci, c->addr.card, doca_error_get_name(err));
 	if (err != DOCA_SUCCESS && err != DOCA_ERROR_NOT_FOUND && err != DOCA_ERROR_AGAIN) {
 		/* Not a server that is late: a fabric we may not use. Retrying cannot help. */
 		SD_LOG_ERR("Comch client cannot reach server \"%s\" on %s (card %u): %s", ep->name, c->addr.pci,
@@ -197,8 +251,47 @@ static int try_connect(struct doca_comch_client *c, uint64_t now)
 		sd_comch_conn_free(conn);
 		return 0;
 	}
+	SD_LOG_DBG("Comch client: conn %u: reached server \"%s\" (pid %d) on %s, handshake sent", conn->id, ep->name,
+		   (int)l->peer_pid, c->addr.pci);
 	c->pending = conn;
+	c->pending_since_ns = now;
+	/* The not-answering warning counts from here, on the same schedule. */
+	c->next_warn_ns = now + c->warn_first_ns;
 	return 1;
+}
+
+/* A server that took our connection (the kernel queues it for the listener)
+ * but does not answer HELLO is alive but not progressing: stopped with
+ * SIGSTOP, blocked, or stuck in a loop that never calls doca_pe_progress. */
+static void warn_pending(struct doca_comch_client *c, uint64_t now)
+{
+	struct doca_comch_connection *p = c->pending;
+
+	if (now < c->next_warn_ns)
+		return;
+	c->next_warn_ns = now + c->warn_repeat_ns;
+	SD_LOG_WARN("Comch server \"%s\" on %s (card %u, pid %d) is not responding: it has not answered the "
+		    "connection handshake for %llu ms (is the server process stopped, or not calling "
+		    "doca_pe_progress?)", c->ep.name, c->addr.pci, c->addr.card, (int)p->link->peer_pid,
+		    (unsigned long long)((now - c->pending_since_ns) / 1000000));
+}
+
+/* Connected: our messages queue only while the server does not read. */
+static void warn_queue(struct doca_comch_client *c, uint64_t now)
+{
+	uint64_t oldest_ms;
+	uint32_t q = sd_comch_conn_queued(c->conn, now, &oldest_ms);
+
+	if (q == 0) {
+		c->next_q_warn_ns = 0;
+		return;
+	}
+	if (oldest_ms * 1000000ull < c->warn_first_ns || now < c->next_q_warn_ns)
+		return;
+	c->next_q_warn_ns = now + c->warn_repeat_ns;
+	SD_LOG_WARN("Comch server \"%s\" on %s (pid %d) is not responding: %u message%s waiting %llu ms because it "
+		    "does not read (is the server process stopped, or not calling doca_pe_progress?)", c->ep.name,
+		    c->addr.pci, (int)c->conn->link->peer_pid, q, q == 1 ? "" : "s", (unsigned long long)oldest_ms);
 }
 
 static int client_progress(struct doca_ctx *ctx)
@@ -225,6 +318,10 @@ static int client_progress(struct doca_ctx *ctx)
 				sd_comch_conn_free(p);
 				if (c->refused)
 					sd_ctx_fail(ctx);
+				else
+					c->next_warn_ns = now + c->warn_first_ns;
+			} else if (c->pending == p) {
+				warn_pending(c, now);
 			}
 		} else if (now >= c->next_try_ns) {
 			n += try_connect(c, now);
@@ -233,14 +330,38 @@ static int client_progress(struct doca_ctx *ctx)
 		n += sd_comch_conn_progress(c->conn);
 	}
 	n += sd_comch_ep_flush_queue(ep);
+	if (ctx->state == DOCA_CTX_STATE_RUNNING && c->conn != NULL && !c->conn->dead)
+		warn_queue(c, now);
 	sd_comch_ep_progress_leave(ep);
 	return n;
+}
+
+/* See the top of this file for what is left to the client's own warnings. */
+static bool client_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap)
+{
+	const struct doca_comch_client *c = (const struct doca_comch_client *)ctx;
+	const struct doca_comch_connection *conn = c->conn;
+	uint64_t now = sd_now_ns(), oldest;
+
+	if (ctx->state != DOCA_CTX_STATE_RUNNING || conn == NULL || conn->dead)
+		return false; /* connecting: the client's own warning says it */
+	if (sd_comch_conn_queued(conn, now, &oldest) != 0)
+		return false; /* the server does not read: warn_queue says it */
+	if (conn->last_tx_ns != 0 && conn->last_tx_ns > conn->last_rx_ns) {
+		snprintf(buf, cap, "client connected to server '%s' on %s (pid %d): no reply for %llu ms since its "
+			 "last message (%llu ms without any completion): is the server responding?", c->ep.name,
+			 c->addr.pci, (int)conn->link->peer_pid,
+			 (unsigned long long)((now - conn->last_tx_ns) / 1000000), (unsigned long long)waited_ms);
+		return true;
+	}
+	return false;
 }
 
 static const struct sd_ctx_ops client_ctx_ops = {
 	.start = client_start,
 	.stop = client_stop,
 	.progress = client_progress,
+	.describe_wait = client_describe_wait,
 };
 
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client)

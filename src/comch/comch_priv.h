@@ -55,10 +55,14 @@ struct doca_comch_connection {
 	bool down_event_pending;  /* server: disconnect event to deliver */
 	bool watched;
 	bool exposed;             /* handed to the user (handshake done once) */
+	uint32_t id;              /* per process, from 1: names the connection in logs and traces */
 	atomic_uint users;        /* producers/consumers pinning it */
 	pthread_mutex_t fp_lock;  /* fp_handler/fp_arg/fp_closed vs other threads */
 	bool fp_closed;           /* CLOSED delivered: no handler may attach */
 	uint64_t born_ns;
+	uint64_t last_tx_ns;      /* last control message the link took (0: none yet) */
+	uint64_t last_rx_ns;      /* last frame received from the peer (0: none yet) */
+	uint64_t q_since_ns;      /* when the head of the send queue started waiting */
 	uint32_t peer_max_msg;
 	union doca_data user_data;
 	sd_comch_fp_handler_t fp_handler;
@@ -77,6 +81,7 @@ struct doca_comch_task_send {
 	struct doca_task base; /* first: the core's view */
 	struct doca_comch_connection *conn;
 	struct doca_comch_task_send *qnext;
+	uint64_t submit_ns;    /* for the trace span and the waiting diagnostics */
 	uint32_t len;
 	uint8_t msg[];
 };
@@ -170,5 +175,15 @@ void sd_comch_ep_progress_enter(struct sd_comch_ep *ep);
 void sd_comch_ep_progress_leave(struct sd_comch_ep *ep);
 
 bool sd_comch_conn_belongs(const struct sd_comch_ep *ep, const struct doca_comch_connection *conn);
+
+/* Diagnostics shared by server and client (connection.c). */
+/* Sends of conn queued because the peer does not read: count, and how long
+ * the oldest has waited (0 if none). */
+uint32_t sd_comch_conn_queued(const struct doca_comch_connection *conn, uint64_t now, uint64_t *oldest_ms);
+/* "client" or "server" */
+static inline const char *sd_comch_ep_role(const struct sd_comch_ep *ep)
+{
+	return ep->is_server ? "server" : "client";
+}
 
 #endif /* SD_COMCH_PRIV_H_ */

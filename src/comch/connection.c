@@ -6,9 +6,15 @@
 #include <unistd.h>
 
 #include "comch_priv.h"
+#include "fastpath.h"
 #include "sd_log.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(COMCH);
+
+/* Connection ids: only for logs and traces, so that the lines of one
+ * connection can be told from another's. */
+static atomic_uint g_next_conn_id = 1;
 
 /* ---- capabilities ------------------------------------------------------ */
 
@@ -312,8 +318,46 @@ static doca_error_t try_send(struct doca_comch_task_send *t)
 	if (err == DOCA_SUCCESS) {
 		c->cnt[SD_CNT_SENT_MSGS]++;
 		c->cnt[SD_CNT_SENT_BYTES] += t->len;
+		c->last_tx_ns = sd_now_ns();
 	}
 	return err;
+}
+
+/* Every end of a send task goes through here: the trace span, the TRACE
+ * line, and the DEBUG line of a failure are written in one place. */
+static void send_done(struct doca_comch_task_send *t, doca_error_t status)
+{
+	struct sd_comch_ep *ep = sd_comch_ep_of_ctx(t->base.cls->ctx);
+
+	if (status == DOCA_SUCCESS)
+		SD_LOG_TRC("Comch %s \"%s\": conn %u: sent %u bytes", sd_comch_ep_role(ep), ep->name, t->conn->id,
+			   t->len);
+	else
+		SD_LOG_DBG("Comch %s \"%s\": conn %u: send of %u bytes failed: %s", sd_comch_ep_role(ep), ep->name,
+			   t->conn->id, t->len, doca_error_get_name(status));
+	if (sd_trace_enabled())
+		sd_trace_async_end("comch", "msg_send", (uint64_t)(uintptr_t)t,
+				   "\"conn\":%u,\"bytes\":%u,\"status\":\"%s\"", t->conn->id, t->len,
+				   doca_error_get_name(status));
+	sd_task_complete(&t->base, status);
+}
+
+static void enqueue_waiting(struct doca_comch_connection *c, struct doca_comch_task_send *t)
+{
+	if (c->q_head == NULL)
+		c->q_since_ns = sd_now_ns();
+	enqueue(c, t);
+}
+
+uint32_t sd_comch_conn_queued(const struct doca_comch_connection *conn, uint64_t now, uint64_t *oldest_ms)
+{
+	const struct doca_comch_task_send *t;
+	uint32_t n = 0;
+
+	for (t = conn->q_head; t != NULL; t = t->qnext)
+		n++;
+	*oldest_ms = n != 0 && now > conn->q_since_ns ? (now - conn->q_since_ns) / 1000000u : 0;
+	return n;
 }
 
 static doca_error_t send_submit(struct doca_task *task)
@@ -324,16 +368,22 @@ static doca_error_t send_submit(struct doca_task *task)
 
 	if (t->conn == NULL || t->conn->ep != ep)
 		return DOCA_ERROR_INVALID_VALUE;
+	t->submit_ns = sd_now_ns();
+	if (sd_trace_enabled())
+		sd_trace_async_begin("comch", "msg_send", (uint64_t)(uintptr_t)t, "\"conn\":%u,\"bytes\":%u",
+				     t->conn->id, t->len);
 	if (t->conn->q_head != NULL) { /* keep this connection's message order */
-		enqueue(t->conn, t);
+		enqueue_waiting(t->conn, t);
 		return DOCA_SUCCESS;
 	}
 	err = try_send(t);
 	if (err == DOCA_ERROR_AGAIN) {
-		enqueue(t->conn, t);
+		SD_LOG_TRC("Comch %s \"%s\": conn %u: link full, %u bytes queued", sd_comch_ep_role(ep), ep->name,
+			   t->conn->id, t->len);
+		enqueue_waiting(t->conn, t);
 		return DOCA_SUCCESS;
 	}
-	sd_task_complete(task, err);
+	send_done(t, err);
 	if (err == DOCA_ERROR_CONNECTION_RESET) {
 		/* Failing the connection may stop the context: finish that after. */
 		sd_comch_ep_progress_enter(ep);
@@ -367,7 +417,9 @@ static int flush_conn(struct doca_comch_connection *c)
 		c->q_head = t->qnext;
 		if (c->q_head == NULL)
 			c->q_tail = NULL;
-		sd_task_complete(&t->base, err);
+		else
+			c->q_since_ns = sd_now_ns();
+		send_done(t, err);
 		n++;
 		if (err == DOCA_ERROR_CONNECTION_RESET)
 			sd_comch_conn_fail(c, err, false); /* fails the rest of the queue */
@@ -393,7 +445,7 @@ static void fail_queued(struct doca_comch_connection *c, doca_error_t status)
 
 	while ((t = c->q_head) != NULL) {
 		c->q_head = t->qnext;
-		sd_task_complete(&t->base, status);
+		send_done(t, status);
 	}
 	c->q_tail = NULL;
 }
@@ -413,6 +465,7 @@ struct doca_comch_connection *sd_comch_conn_new(struct sd_comch_ep *ep, struct s
 	atomic_init(&c->next_consumer_id, 1);
 	pthread_mutex_init(&c->fp_lock, NULL);
 	c->born_ns = sd_now_ns();
+	c->id = atomic_fetch_add(&g_next_conn_id, 1);
 	c->next = ep->conns;
 	ep->conns = c;
 	sd_comch_ep_watch(ep, link->fd);
@@ -431,6 +484,12 @@ void sd_comch_conn_fail(struct doca_comch_connection *conn, doca_error_t why, bo
 		return;
 	conn->dead = true;
 	atomic_store(&conn->alive, false);
+	SD_LOG_DBG("Comch %s \"%s\": conn %u (peer pid %d) closed: %s%s", sd_comch_ep_role(ep), ep->name, conn->id,
+		   (int)conn->link->peer_pid, why == SD_TASK_FLUSHED_STATUS ? "local stop" : doca_error_get_name(why),
+		   tell_peer ? ", peer told" : "");
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "conn_closed", "\"conn\":%u,\"peer_pid\":%d,\"reason\":\"%s\"", conn->id,
+				 (int)conn->link->peer_pid, doca_error_get_name(why));
 	if (tell_peer && conn->link->fd >= 0)
 		(void)sd_link_send(conn->link, SD_FRAME_BYE, NULL, 0, -1);
 	if (conn->watched) {
@@ -504,16 +563,17 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 			break;
 		n++;
 		if (err == DOCA_ERROR_CONNECTION_RESET || err == DOCA_ERROR_NOT_CONNECTED) {
-			SD_LOG_DBG("Comch connection to pid %d: peer closed or died", (int)conn->link->peer_pid);
+			SD_LOG_DBG("Comch conn %u to pid %d: peer closed or died", conn->id, (int)conn->link->peer_pid);
 			sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
 			break;
 		}
 		if (err != DOCA_SUCCESS) {
-			SD_LOG_ERR("Comch connection to pid %d dropped: bad frame from the peer (%s)",
+			SD_LOG_ERR("Comch conn %u to pid %d dropped: bad frame from the peer (%s)", conn->id,
 				   (int)conn->link->peer_pid, doca_error_get_name(err));
 			sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
 			break;
 		}
+		conn->last_rx_ns = sd_now_ns();
 		switch (v.type) {
 		case SD_FRAME_HELLO:
 		case SD_FRAME_ACCEPT:
@@ -547,6 +607,10 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 			}
 			conn->cnt[SD_CNT_RECV_MSGS]++;
 			conn->cnt[SD_CNT_RECV_BYTES] += v.length;
+			SD_LOG_TRC("Comch %s \"%s\": conn %u: received %u bytes", sd_comch_ep_role(ep), ep->name,
+				   conn->id, v.length);
+			if (sd_trace_enabled())
+				sd_trace_instant("comch", "msg_recv", "\"conn\":%u,\"bytes\":%u", conn->id, v.length);
 			if (ep->recv_cb != NULL) {
 				ep->recv_cb(&ep->ev_recv, (uint8_t *)v.body, v.length, conn);
 			} else if (!ep->warned_no_recv) {
@@ -556,7 +620,8 @@ int sd_comch_conn_progress(struct doca_comch_connection *conn)
 			}
 			break;
 		case SD_FRAME_BYE:
-			SD_LOG_DBG("Comch connection: peer disconnected");
+			SD_LOG_DBG("Comch conn %u: peer pid %d disconnected (BYE)", conn->id,
+				   (int)conn->link->peer_pid);
 			sd_comch_conn_fail(conn, DOCA_ERROR_CONNECTION_RESET, false);
 			return n;
 		default: { /* fast-path kinds (checked by the frame parser) */
@@ -694,6 +759,9 @@ bool sd_comch_conn_fp_attach(struct doca_comch_connection *conn, sd_comch_fp_han
 		conn->fp_arg = arg;
 	}
 	pthread_mutex_unlock(&conn->fp_lock);
+	if (handler != NULL)
+		SD_LOG_DBG("Comch conn %u: fast path %s", conn->id,
+			   ok ? "attached" : "not attached: connection closed");
 	return ok && handler != NULL;
 }
 
@@ -775,6 +843,11 @@ void sd_comch_conn_raise_consumer_event(struct doca_comch_connection *conn, uint
 	cb = appeared ? ep->new_consumer_cb : ep->expired_consumer_cb;
 	if (cb != NULL)
 		cb(&ep->ev_cons, conn, consumer_id);
+}
+
+uint32_t sd_comch_conn_id(const struct doca_comch_connection *conn)
+{
+	return conn == NULL ? 0 : conn->id;
 }
 
 uint32_t sd_comch_conn_alloc_consumer_id(struct doca_comch_connection *conn)

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -17,6 +18,7 @@
 #include "sd_dev.h"
 #include "sd_log.h"
 #include "sd_mem.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(COMCH_CONSUMER);
 
@@ -57,6 +59,10 @@ struct doca_comch_consumer {
 	bool start_pending; /* announced, RUNNING on the next progress */
 	bool broken;  /* the peer wrote garbage */
 	bool failed;  /* a failure was already reported to the core */
+	/* for the stuck-program diagnostic */
+	uint64_t running_ns;   /* when it became RUNNING */
+	uint64_t last_msg_ns;  /* last message received (0: none yet) */
+	uint64_t msgs;         /* messages received since start */
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -172,6 +178,10 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		goto err;
 	}
 	c->announced = true;
+	c->msgs = 0;
+	c->last_msg_ns = 0;
+	SD_LOG_DBG("consumer %u: announced on conn %u (%u receive slots, max message %llu, region %zu bytes)", c->id,
+		   sd_comch_conn_id(c->conn), p.qcap, (unsigned long long)max_msg, c->size);
 	/* Asynchronous, as DOCA's consumer: STARTING now, RUNNING from the
 	 * next doca_pe_progress, never inside doca_ctx_start (a program that
 	 * posts its receive buffers from the RUNNING callback finds the ctx
@@ -186,6 +196,10 @@ err:
 
 static void flush_posted(struct doca_comch_consumer *c, doca_error_t status)
 {
+	if (c->q_head != c->q_tail)
+		SD_LOG_DBG("consumer %u: %llu posted receive%s end with %s", c->id,
+			   (unsigned long long)(c->q_tail - c->q_head), c->q_tail - c->q_head == 1 ? "" : "s",
+			   doca_error_get_name(status));
 	while (c->q_head != c->q_tail) {
 		struct posted *e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
 
@@ -200,6 +214,11 @@ static void consumer_stop(struct doca_ctx *ctx)
 	doca_error_t status = SD_TASK_FLUSHED_STATUS;
 
 	c->start_pending = false;
+	SD_LOG_DBG("consumer %u: stopping on conn %u (%llu messages received, %llu receives posted)", c->id,
+		   sd_comch_conn_id(c->conn), (unsigned long long)c->msgs, (unsigned long long)(c->q_tail - c->q_head));
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "consumer_stop", "\"consumer\":%u,\"conn\":%u", c->id,
+				 sd_comch_conn_id(c->conn));
 	if (c->broken)
 		status = DOCA_ERROR_UNEXPECTED;
 	else if (sd_fp_conn_closed(c->st))
@@ -236,6 +255,11 @@ static int consumer_progress(struct doca_ctx *ctx)
 			sd_ctx_fail(ctx);
 			return 1;
 		}
+		c->running_ns = sd_now_ns();
+		SD_LOG_DBG("consumer %u: running on conn %u", c->id, sd_comch_conn_id(c->conn));
+		if (sd_trace_enabled())
+			sd_trace_instant("comch", "consumer_start", "\"consumer\":%u,\"conn\":%u", c->id,
+					 sd_comch_conn_id(c->conn));
 		sd_ctx_set_running(ctx);
 		return 1;
 	}
@@ -262,6 +286,11 @@ static int consumer_progress(struct doca_ctx *ctx)
 			memcpy(e->task->imm, m.imm, m.imm_len);
 		sd_fp_rx_release(&c->rx);
 		c->q_head++;
+		SD_LOG_TRC("consumer %u: conn %u: received %u bytes (imm %u) from producer %u", c->id,
+			   sd_comch_conn_id(c->conn), m.len, m.imm_len, m.producer_id);
+		if (sd_trace_enabled())
+			sd_trace_instant("comch", "consumer_recv", "\"consumer\":%u,\"producer\":%u,\"bytes\":%u",
+					 c->id, m.producer_id, m.len);
 		sd_task_complete(&e->task->base, DOCA_SUCCESS);
 		n++;
 	}
@@ -278,6 +307,8 @@ static int consumer_progress(struct doca_ctx *ctx)
 		return 1;
 	}
 	if (n != 0) {
+		c->msgs += n;
+		c->last_msg_ns = sd_now_ns();
 		c->idle_polls = 0;
 		if (c->armed) {
 			c->armed = false;
@@ -305,10 +336,36 @@ static int consumer_progress(struct doca_ctx *ctx)
 	return 0;
 }
 
+/* A consumer with receives posted waits for the peer's producers. It cannot
+ * see them before their first message, so "nothing ever arrived" (no
+ * producer, or one that sends elsewhere) is told from "arrivals stopped". */
+static bool consumer_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap)
+{
+	const struct doca_comch_consumer *c = (const struct doca_comch_consumer *)ctx;
+	uint64_t posted = c->q_tail - c->q_head, now = sd_now_ns();
+
+	(void)waited_ms;
+	if (ctx->state != DOCA_CTX_STATE_RUNNING || c->base == NULL || posted == 0)
+		return false;
+	if (c->msgs == 0)
+		snprintf(buf, cap, "consumer %u on conn %u has posted %llu receive%s for %llu ms and no producer has "
+			 "sent it anything: is a producer started on the peer, sending to consumer id %u?", c->id,
+			 sd_comch_conn_id(c->conn), (unsigned long long)posted, posted == 1 ? "" : "s",
+			 (unsigned long long)((now - c->running_ns) / 1000000), c->id);
+	else
+		snprintf(buf, cap, "consumer %u on conn %u has posted %llu receive%s; the peer's producer sent %llu "
+			 "message%s, the last %llu ms ago, and nothing since: has it stopped sending?", c->id,
+			 sd_comch_conn_id(c->conn), (unsigned long long)posted, posted == 1 ? "" : "s",
+			 (unsigned long long)c->msgs, c->msgs == 1 ? "" : "s",
+			 (unsigned long long)((now - c->last_msg_ns) / 1000000));
+	return true;
+}
+
 static const struct sd_ctx_ops consumer_ops = {
 	.start = consumer_start,
 	.stop = consumer_stop,
 	.progress = consumer_progress,
+	.describe_wait = consumer_describe_wait,
 };
 
 static doca_error_t recv_submit(struct doca_task *task)
@@ -337,6 +394,8 @@ static doca_error_t recv_submit(struct doca_task *task)
 	e->cap = (uint32_t)room;
 	c->q_tail++;
 	sd_fp_rx_post(&c->rx, (uint32_t)room);
+	SD_LOG_TRC("consumer %u: receive of up to %zu bytes posted (%llu posted)", c->id, room,
+		   (unsigned long long)(c->q_tail - c->q_head));
 	return DOCA_SUCCESS;
 }
 

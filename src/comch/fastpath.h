@@ -151,6 +151,10 @@ doca_error_t sd_fp_ep_create(struct doca_comch_connection *conn, enum sd_fp_role
 doca_error_t sd_fp_ep_destroy(struct doca_ctx *ctx, enum sd_fp_role role, struct sd_fp_conn *st,
 			      struct doca_comch_connection *conn, void (*release)(struct doca_ctx *ctx));
 
+/* The connection's id in logs and traces (connection.c; same library, so not
+ * part of the sd_comch.h seam). 0 for NULL. */
+uint32_t sd_comch_conn_id(const struct doca_comch_connection *conn);
+
 static inline bool sd_fp_remote_dead(const struct sd_fp_remote *r)
 {
 	return __atomic_load_n(&r->dead, __ATOMIC_ACQUIRE) != 0;

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "sd_dev.h"
 #include "sd_log.h"
 #include "sd_mem.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(COMCH_PRODUCER);
 
@@ -28,6 +30,12 @@ struct doca_comch_producer {
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct sd_fp_remote *cached; /* last consumer sent to, referenced */
 	bool failed;                 /* connection loss already reported */
+	/* Sends the consumer could not take yet (the program retries them):
+	 * for the stuck-program diagnostic. Reset by a send that succeeds. */
+	uint64_t refused_since_ns;
+	uint64_t refused;
+	uint32_t refused_consumer;
+	doca_error_t refused_why;    /* AGAIN: no receive posted; NOT_FOUND: no such consumer */
 };
 
 struct doca_comch_producer_task_send {
@@ -62,6 +70,11 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	p->failed = false;
+	p->refused = 0;
+	SD_LOG_DBG("producer %u: started on conn %u", p->id, sd_comch_conn_id(p->conn));
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "producer_start", "\"producer\":%u,\"conn\":%u", p->id,
+				 sd_comch_conn_id(p->conn));
 	return DOCA_SUCCESS;
 }
 
@@ -70,6 +83,10 @@ static void producer_stop(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = to_producer(ctx);
 
 	/* Send tasks complete at submit: nothing is held here. */
+	SD_LOG_DBG("producer %u: stopping on conn %u", p->id, sd_comch_conn_id(p->conn));
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "producer_stop", "\"producer\":%u,\"conn\":%u", p->id,
+				 sd_comch_conn_id(p->conn));
 	drop_cache(p);
 	sd_ctx_stop_done(ctx);
 }
@@ -87,11 +104,49 @@ static int producer_progress(struct doca_ctx *ctx)
 	return 0;
 }
 
+/* A producer's sends complete at submit or are refused: a program that
+ * waits on one is retrying a send the peer's consumer cannot take. */
+static bool producer_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap)
+{
+	const struct doca_comch_producer *p = (const struct doca_comch_producer *)ctx;
+	uint64_t ms;
+
+	(void)waited_ms;
+	if (p->refused == 0 || ctx->state != DOCA_CTX_STATE_RUNNING)
+		return false;
+	ms = (sd_now_ns() - p->refused_since_ns) / 1000000;
+	if (p->refused_why == DOCA_ERROR_NOT_FOUND)
+		snprintf(buf, cap, "producer %u on conn %u: %llu send%s to consumer %u refused for %llu ms: no such "
+			 "consumer on the connection (has the peer started it?)", p->id, sd_comch_conn_id(p->conn),
+			 (unsigned long long)p->refused, p->refused == 1 ? "" : "s", p->refused_consumer,
+			 (unsigned long long)ms);
+	else
+		snprintf(buf, cap, "producer %u on conn %u has %llu send%s waiting %llu ms for the peer's consumer %u "
+			 "to post receives (is it posting post_recv tasks and progressing?)", p->id,
+			 sd_comch_conn_id(p->conn), (unsigned long long)p->refused, p->refused == 1 ? "" : "s",
+			 (unsigned long long)ms, p->refused_consumer);
+	return true;
+}
+
 static const struct sd_ctx_ops producer_ops = {
 	.start = producer_start,
 	.stop = producer_stop,
 	.progress = producer_progress,
+	.describe_wait = producer_describe_wait,
 };
+
+static doca_error_t note_refused(struct doca_comch_producer *p, uint32_t consumer_id, doca_error_t why)
+{
+	if (p->refused == 0 || p->refused_consumer != consumer_id || p->refused_why != why) {
+		p->refused = 0;
+		p->refused_since_ns = sd_now_ns();
+		p->refused_consumer = consumer_id;
+		p->refused_why = why;
+	}
+	p->refused++;
+	SD_LOG_TRC("producer %u: send to consumer %u refused: %s", p->id, consumer_id, doca_error_get_name(why));
+	return why;
+}
 
 static struct sd_fp_remote *resolve(struct doca_comch_producer *p, uint32_t id)
 {
@@ -123,7 +178,7 @@ static doca_error_t send_submit(struct doca_task *task)
 		return DOCA_ERROR_INVALID_VALUE;
 	r = resolve(p, t->consumer_id);
 	if (r == NULL)
-		return DOCA_ERROR_NOT_FOUND;
+		return note_refused(p, t->consumer_id, DOCA_ERROR_NOT_FOUND);
 
 	sd_fp_remote_lock(r);
 	e = sd_fp_tx_reserve(&r->tx, (uint32_t)total, t->imm_len, p->id, &dst, &imm);
@@ -133,6 +188,10 @@ static doca_error_t send_submit(struct doca_task *task)
 			drop_cache(p); /* it stopped; look it up afresh next time */
 		if (e == DOCA_ERROR_UNEXPECTED)
 			SD_LOG_ERR("producer %u: consumer %u shared ring is corrupt", p->id, t->consumer_id);
+		if (e == DOCA_ERROR_AGAIN || e == DOCA_ERROR_NOT_FOUND)
+			return note_refused(p, t->consumer_id, e);
+		SD_LOG_DBG("producer %u: send of %zu bytes to consumer %u failed: %s", p->id, total, t->consumer_id,
+			   doca_error_get_name(e));
 		return e;
 	}
 	if (t->imm_len)
@@ -143,6 +202,12 @@ static doca_error_t send_submit(struct doca_task *task)
 	}
 	sd_fp_tx_commit(&r->tx);
 	sd_fp_remote_unlock(r);
+	p->refused = 0;
+	SD_LOG_TRC("producer %u: conn %u: sent %zu bytes (imm %u) to consumer %u", p->id, sd_comch_conn_id(p->conn),
+		   total, t->imm_len, t->consumer_id);
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "producer_send", "\"producer\":%u,\"consumer\":%u,\"bytes\":%zu", p->id,
+				 t->consumer_id, total);
 	sd_task_complete(task, DOCA_SUCCESS);
 	return DOCA_SUCCESS;
 }

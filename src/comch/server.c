@@ -1,17 +1,31 @@
 /* The Comch server: listens under its representor's address, accepts the
  * clients of that host function, one connection each. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "comch_priv.h"
 #include "sd_log.h"
+#include "sd_trace.h"
 
 SD_LOG_REGISTER(COMCH_SERVER);
 
 /* A peer that connected but never said HELLO is dropped after this. */
 #define HANDSHAKE_TIMEOUT_NS (5ull * 1000 * 1000 * 1000)
+
+/* accept() failing for want of descriptors (EMFILE/ENFILE) would fail again
+ * at once, and the listening socket stays readable: retrying from every
+ * progress call spins the CPU and floods the log. The server stops watching
+ * the listener for a back-off that doubles from 100 ms up to 1 s, retries
+ * when a timer says so, and logs the failure once, then at most every 10 s. */
+#define ACCEPT_BACKOFF_MIN_NS (100ull * 1000 * 1000)
+#define ACCEPT_BACKOFF_MAX_NS (1000ull * 1000 * 1000)
+#define ACCEPT_LOG_EVERY_NS (10ull * 1000 * 1000 * 1000)
 
 struct doca_comch_server {
 	struct sd_comch_ep ep; /* first */
@@ -19,6 +33,17 @@ struct doca_comch_server {
 	struct sd_fabric_addr addr;
 	struct sd_link *listener;
 	uint32_t max_clients;
+	bool listener_watched;
+	bool in_connect_cb;         /* inside the user's connect event */
+	/* accept back-off (see ACCEPT_BACKOFF_*): */
+	int backoff_fd;             /* one-shot timer watched on the PE while backing off; -1 */
+	uint64_t backoff_ns;        /* current back-off, 0 when accepting normally */
+	uint64_t resume_ns;         /* when to try accepting again */
+	uint64_t failing_since_ns;  /* first failure of the current episode */
+	uint64_t next_log_ns;       /* rate limit of the failure line */
+	uint64_t failures;          /* accept failures since the last accept that worked */
+	bool failure_logged;        /* the error line of those failures was written */
+	char accept_why[160];       /* what the last failure was, for logs and describe_wait */
 	doca_comch_event_connection_status_changed_cb_t connect_cb;
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
 };
@@ -46,7 +71,14 @@ static void reject(struct doca_comch_connection *conn, doca_error_t why, const c
 	memset(&r, 0, sizeof(r));
 	r.error = (int32_t)why;
 	snprintf(r.reason, sizeof(r.reason), "%s", reason);
-	(void)sd_link_send(conn->link, SD_FRAME_REJECT, &r, sizeof(r), -1);
+	SD_LOG_DBG("Comch server \"%s\": conn %u: rejecting client pid %d: %s (%s)", conn->ep->name, conn->id,
+		   (int)conn->link->peer_pid, reason, doca_error_get_name(why));
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "conn_rejected", "\"conn\":%u,\"peer_pid\":%d,\"reason\":\"%s\"", conn->id,
+				 (int)conn->link->peer_pid, doca_error_get_name(why));
+	if (sd_link_send(conn->link, SD_FRAME_REJECT, &r, sizeof(r), -1) != DOCA_SUCCESS)
+		SD_LOG_WARN("Comch server \"%s\": could not tell client pid %d why it was refused", conn->ep->name,
+			    (int)conn->link->peer_pid);
 	sd_comch_conn_fail(conn, why, false);
 }
 
@@ -83,8 +115,10 @@ static bool server_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 		return false;
 	}
 	if (live_clients(s) >= s->max_clients) {
-		snprintf(why, sizeof(why), "the server accepts at most %u clients", s->max_clients);
-		SD_LOG_ERR("Comch server \"%s\": refused a client: already %u connected (max clients)", ep->name,
+		snprintf(why, sizeof(why), "server \"%.40s\" already has %u client%s connected (its maximum)", ep->name,
+			 s->max_clients, s->max_clients == 1 ? "" : "s");
+		SD_LOG_ERR("Comch server \"%s\": refused client pid %d: already %u client%s connected (max clients %u)",
+			   ep->name, (int)conn->link->peer_pid, s->max_clients, s->max_clients == 1 ? "" : "s",
 			   s->max_clients);
 		reject(conn, DOCA_ERROR_FULL, why);
 		return false;
@@ -101,8 +135,16 @@ static bool server_ctrl_frame(struct sd_comch_ep *ep, struct doca_comch_connecti
 	conn->exposed = true;
 	atomic_store(&conn->alive, true);
 	SD_LOG_INFO("Comch server \"%s\": client pid %d connected", ep->name, (int)conn->link->peer_pid);
-	if (s->connect_cb != NULL)
+	SD_LOG_DBG("Comch server \"%s\": conn %u established with client pid %d from %s (card %u), max message %u/%u",
+		   ep->name, conn->id, (int)conn->link->peer_pid, h.pci_addr, h.card, ep->max_msg_size, h.max_msg_size);
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "conn_established", "\"conn\":%u,\"peer_pid\":%d", conn->id,
+				 (int)conn->link->peer_pid);
+	if (s->connect_cb != NULL) {
+		s->in_connect_cb = true;
 		s->connect_cb(&ep->ev_conn, conn, 1);
+		s->in_connect_cb = false;
+	}
 	return !conn->dead;
 }
 
@@ -132,16 +174,143 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 		return err;
 	}
 	sd_comch_ep_watch(&s->ep, s->listener->fd);
+	s->listener_watched = true;
+	s->backoff_ns = 0;
+	s->resume_ns = 0;
+	s->failures = 0;
+	s->failure_logged = false;
+	/* Made now: once descriptors run out it could not be made any more. */
+	s->backoff_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (s->backoff_fd >= 0)
+		sd_comch_ep_watch(&s->ep, s->backoff_fd);
 	SD_LOG_INFO("Comch server \"%s\" listening on %s (card %u)", s->ep.name, s->addr.pci, s->addr.card);
+	SD_LOG_DBG("Comch server \"%s\": listening on %s (card %u), max clients %u, max message %u", s->ep.name,
+		   s->addr.pci, s->addr.card, s->max_clients, s->ep.max_msg_size);
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "server_listen", NULL);
 	return DOCA_SUCCESS;
+}
+
+static void backoff_timer_stop(struct doca_comch_server *s)
+{
+	if (s->backoff_fd >= 0) {
+		sd_comch_ep_unwatch(&s->ep, s->backoff_fd);
+		close(s->backoff_fd);
+		s->backoff_fd = -1;
+	}
+}
+
+/* Explain an accept failure. The transport returns OPERATING_SYSTEM without
+ * errno (its own log may have changed it): probing for a free descriptor
+ * tells a descriptor shortage, the case that needs the user's action. */
+static void describe_accept_failure(struct doca_comch_server *s, doca_error_t err)
+{
+	struct rlimit rl;
+	int fd = fcntl(s->listener->fd, F_DUPFD_CLOEXEC, 0);
+	int e = errno;
+
+	if (fd >= 0) {
+		close(fd);
+		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s", doca_error_get_name(err));
+	} else if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		snprintf(s->accept_why, sizeof(s->accept_why),
+			 "accept failed: too many open files (RLIMIT_NOFILE=%llu): raise ulimit -n",
+			 (unsigned long long)rl.rlim_cur);
+	} else if (e == ENFILE) {
+		snprintf(s->accept_why, sizeof(s->accept_why),
+			 "accept failed: the system's file table is full (ENFILE): raise fs.file-max or close files");
+	} else {
+		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s", strerror(e));
+	}
+}
+
+/* Stop accepting for a while after a failure that would repeat at once. */
+static void accept_backoff(struct doca_comch_server *s, doca_error_t err, uint64_t now)
+{
+	struct itimerspec its = {0};
+
+	describe_accept_failure(s, err);
+	if (s->backoff_ns == 0) {
+		s->backoff_ns = ACCEPT_BACKOFF_MIN_NS;
+	} else if (s->backoff_ns < ACCEPT_BACKOFF_MAX_NS) {
+		s->backoff_ns *= 2;
+		if (s->backoff_ns > ACCEPT_BACKOFF_MAX_NS)
+			s->backoff_ns = ACCEPT_BACKOFF_MAX_NS;
+	}
+	if (s->failures++ == 0)
+		s->failing_since_ns = now;
+	/* The rate limit survives recoveries: a server that keeps running out
+	 * (accepts one, fails again) still logs once per period. */
+	if (now >= s->next_log_ns) {
+		s->next_log_ns = now + ACCEPT_LOG_EVERY_NS;
+		s->failure_logged = true;
+		SD_LOG_ERR("Comch server \"%s\" on %s: %s; new clients wait (retrying every %llu ms, %llu failure%s "
+			   "so far)", s->ep.name, s->addr.pci, s->accept_why,
+			   (unsigned long long)(s->backoff_ns / 1000000), (unsigned long long)s->failures,
+			   s->failures == 1 ? "" : "s");
+	}
+	s->resume_ns = now + s->backoff_ns;
+	/* A program asleep on the PE's notification handle wakes from the timer
+	 * to retry. Without one (it could not be made at start) the listener
+	 * stays watched: such a program then spins, but it does not hang. */
+	if (s->backoff_fd < 0)
+		return;
+	its.it_value.tv_sec = (time_t)(s->backoff_ns / 1000000000ull);
+	its.it_value.tv_nsec = (long)(s->backoff_ns % 1000000000ull);
+	if (timerfd_settime(s->backoff_fd, 0, &its, NULL) != 0)
+		return;
+	if (s->listener_watched) {
+		sd_comch_ep_unwatch(&s->ep, s->listener->fd);
+		s->listener_watched = false;
+	}
+}
+
+/* The back-off is over: watch the listener again (the back-off itself is
+ * reset only by a successful accept or an empty backlog). */
+static void accept_resume(struct doca_comch_server *s)
+{
+	struct itimerspec off = {0};
+
+	/* Disarming also clears an expiry not read yet (the timer may fire
+	 * just after the clock said the back-off is over): the fd must not
+	 * stay readable. */
+	if (s->backoff_fd >= 0)
+		(void)timerfd_settime(s->backoff_fd, 0, &off, NULL);
+	s->resume_ns = 0;
+	if (!s->listener_watched && s->listener != NULL) {
+		sd_comch_ep_watch(&s->ep, s->listener->fd);
+		s->listener_watched = true;
+	}
+}
+
+/* An accept worked: descriptors are there again. */
+static void accept_recovered(struct doca_comch_server *s, uint64_t now)
+{
+	s->backoff_ns = 0;
+	if (s->failures == 0)
+		return;
+	if (s->failure_logged)
+		SD_LOG_INFO("Comch server \"%s\" on %s: accepting clients again after %llu ms (%llu failed accept%s)",
+			    s->ep.name, s->addr.pci, (unsigned long long)((now - s->failing_since_ns) / 1000000),
+			    (unsigned long long)s->failures, s->failures == 1 ? "" : "s");
+	s->failures = 0;
+	s->failure_logged = false;
 }
 
 static void server_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *s = to_server(ctx);
 
+	SD_LOG_DBG("Comch server \"%s\" on %s: stopping (%u client%s connected)", s->ep.name, s->addr.pci,
+		   live_clients(s), live_clients(s) == 1 ? "" : "s");
+	if (sd_trace_enabled())
+		sd_trace_instant("comch", "server_stop", NULL);
+	backoff_timer_stop(s);
+	s->backoff_ns = 0;
 	if (s->listener != NULL) {
-		sd_comch_ep_unwatch(&s->ep, s->listener->fd);
+		if (s->listener_watched)
+			sd_comch_ep_unwatch(&s->ep, s->listener->fd);
+		s->listener_watched = false;
 		sd_link_destroy(s->listener);
 		s->listener = NULL;
 	}
@@ -158,15 +327,32 @@ static int server_progress(struct doca_ctx *ctx)
 	int n = 0, i;
 
 	sd_comch_ep_progress_enter(ep);
-	for (i = 0; i < 16 && s->listener != NULL && ctx->state == DOCA_CTX_STATE_RUNNING; i++) {
+	if (s->resume_ns != 0 && now >= s->resume_ns)
+		accept_resume(s);
+	for (i = 0; i < 16 && s->listener != NULL && s->resume_ns == 0 && ctx->state == DOCA_CTX_STATE_RUNNING;
+	     i++) {
 		doca_error_t err = sd_fabric_transport()->accept(s->listener, &l);
 
-		if (err == DOCA_ERROR_AGAIN)
+		if (err == DOCA_ERROR_AGAIN) {
+			/* Nobody waiting (or the transport pauses on its own): the
+			 * next failure starts the back-off over. */
+			s->backoff_ns = 0;
 			break;
-		if (err != DOCA_SUCCESS)
-			continue;
-		if (sd_comch_conn_new(ep, l) == NULL)
+		}
+		if (err == DOCA_ERROR_NOT_PERMITTED)
+			continue; /* that peer was dropped (logged); the next may be fine */
+		if (err != DOCA_SUCCESS) {
+			accept_backoff(s, err, now);
+			break;
+		}
+		accept_recovered(s, now);
+		c = sd_comch_conn_new(ep, l);
+		if (c == NULL) {
 			sd_link_destroy(l);
+		} else {
+			SD_LOG_DBG("Comch server \"%s\": conn %u: peer pid %d connected, waiting for its HELLO",
+				   ep->name, c->id, (int)l->peer_pid);
+		}
 		n++;
 	}
 	for (c = ep->conns; c != NULL; c = next) {
@@ -184,6 +370,9 @@ static int server_progress(struct doca_ctx *ctx)
 			n++;
 			SD_LOG_INFO("Comch server \"%s\": client pid %d disconnected", ep->name,
 				    (int)c->link->peer_pid);
+			if (sd_trace_enabled())
+				sd_trace_instant("comch", "client_disconnected", "\"conn\":%u,\"peer_pid\":%d", c->id,
+						 (int)c->link->peer_pid);
 			if (s->disconnect_cb != NULL)
 				s->disconnect_cb(&ep->ev_conn, c, 1);
 		}
@@ -196,10 +385,46 @@ static int server_progress(struct doca_ctx *ctx)
 	return n;
 }
 
+/* Stuck-program diagnostic. A server waiting for a client is normal for as
+ * long as the host side takes to start, so that alone is not reported;
+ * what is: messages its clients do not read, and clients it cannot accept. */
+static bool server_describe_wait(const struct doca_ctx *ctx, uint64_t waited_ms, char *buf, size_t cap)
+{
+	const struct doca_comch_server *s = (const struct doca_comch_server *)ctx;
+	const struct doca_comch_connection *c;
+	uint64_t now = sd_now_ns(), oldest;
+	uint32_t q;
+
+	(void)waited_ms;
+	if (s->backoff_ns != 0) {
+		snprintf(buf, cap, "server '%s' on %s cannot accept clients for %llu s: %s", s->ep.name, s->addr.pci,
+			 (unsigned long long)((now - s->failing_since_ns) / 1000000000ull), s->accept_why);
+		return true;
+	}
+	for (c = s->ep.conns; c != NULL; c = c->next) {
+		if (c->dead || !c->handshaken)
+			continue;
+		q = sd_comch_conn_queued(c, now, &oldest);
+		if (q != 0) {
+			snprintf(buf, cap, "server '%s' on %s has %u message%s to client pid %d waiting %llu ms: the "
+				 "client does not read (stopped, or not calling doca_pe_progress?)", s->ep.name,
+				 s->addr.pci, q, q == 1 ? "" : "s", (int)c->link->peer_pid, (unsigned long long)oldest);
+			return true;
+		}
+	}
+	if (s->ep.ctx.inflight != 0 && live_clients(s) == 0) {
+		snprintf(buf, cap, "server '%s' listening on %s, no client connected: is the host side started?",
+			 s->ep.name, s->addr.pci);
+		return true;
+	}
+	return false;
+}
+
 static const struct sd_ctx_ops server_ctx_ops = {
 	.start = server_start,
 	.stop = server_stop,
 	.progress = server_progress,
+	.describe_wait = server_describe_wait,
 };
 
 doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const char *name,
@@ -240,6 +465,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 		return err;
 	}
 	s->rep = repr;
+	s->backoff_fd = -1;
 	sd_dev_rep_get(repr);
 	s->addr.card = sd_dev_rep_card(repr);
 	strcpy(s->addr.pci, pci);
@@ -258,6 +484,7 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	err = sd_comch_ep_fini(&comch_server->ep);
 	if (err != DOCA_SUCCESS)
 		return err;
+	backoff_timer_stop(comch_server);
 	sd_dev_rep_put(comch_server->rep);
 	free(comch_server);
 	return DOCA_SUCCESS;
@@ -315,6 +542,33 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 		SD_LOG_ERR("Comch server \"%s\": cannot disconnect a connection producers or consumers still use",
 			   comch_server->ep.name);
 		return DOCA_ERROR_IN_USE;
+	}
+	/* Tell the client why before the BYE, or all it sees is a reset.
+	 * REJECT after the handshake means "closed by the server, for this
+	 * reason" (client.c); an older client drops the link on it, which is
+	 * what BYE does too. A disconnect from inside the connect event is how
+	 * programs turn away clients they have no room for (NVIDIA's
+	 * applications serve one client at a time). */
+	{
+		struct sd_frame_reject r;
+
+		memset(&r, 0, sizeof(r));
+		r.error = (int32_t)DOCA_ERROR_CONNECTION_ABORTED;
+		if (comch_server->in_connect_cb)
+			snprintf(r.reason, sizeof(r.reason),
+				 "server \"%.32s\" turned this client away as it connected (one client at a time?)",
+				 comch_server->ep.name);
+		else
+			snprintf(r.reason, sizeof(r.reason), "server \"%.64s\" disconnected this client",
+				 comch_server->ep.name);
+		if (comch_server->in_connect_cb)
+			SD_LOG_WARN("Comch server \"%s\": client pid %d turned away by the program's connect event "
+				    "(doca_comch_server_disconnect); the client is told so", comch_server->ep.name,
+				    (int)connection->link->peer_pid);
+		else
+			SD_LOG_DBG("Comch server \"%s\": conn %u: disconnecting client pid %d", comch_server->ep.name,
+				   connection->id, (int)connection->link->peer_pid);
+		(void)sd_link_send(connection->link, SD_FRAME_REJECT, &r, sizeof(r), -1);
 	}
 	sd_comch_conn_fail(connection, DOCA_ERROR_NOT_CONNECTED, true);
 	return DOCA_SUCCESS;
