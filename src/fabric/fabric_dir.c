@@ -1,5 +1,7 @@
 /* The fabric directory and how addresses become socket paths. */
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +42,79 @@ doca_error_t sd_fabric_dir_check(const char *dir)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * A relative SOFTDOCA_FABRIC is resolved once, against the working directory
+ * at the first use, and that absolute directory is used from then on: a
+ * program that chdir()s later (daemons do, to "/") must keep meeting its
+ * peers where it started to. The value is remembered with what it was
+ * resolved from, so a test that points the variable elsewhere gets the new
+ * directory.
+ */
+static pthread_mutex_t rel_lock = PTHREAD_MUTEX_INITIALIZER;
+static char rel_env[PATH_MAX];
+static char rel_abs[PATH_MAX];
+
+static doca_error_t make_dir(const char *dir)
+{
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		SD_LOG_ERR("cannot create fabric directory %s: %s", dir, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	return sd_fabric_dir_check(dir);
+}
+
+static doca_error_t resolve_relative(const char *env, char *out, size_t cap)
+{
+	char cwd[PATH_MAX], abs[PATH_MAX], rel[PATH_MAX];
+	doca_error_t err = DOCA_SUCCESS;
+	bool fresh = false;
+	size_t n = strlen(env);
+
+	if (n >= sizeof(rel)) {
+		SD_LOG_ERR("fabric directory path is too long");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* "dir/" would let lstat follow a symbolic link named dir */
+	memcpy(rel, env, n + 1);
+	while (n > 1 && rel[n - 1] == '/')
+		rel[--n] = '\0';
+	pthread_mutex_lock(&rel_lock);
+	if (strcmp(rel_env, env) != 0) {
+		if ((err = make_dir(rel)) == DOCA_SUCCESS && realpath(rel, abs) == NULL) {
+			SD_LOG_ERR("cannot resolve fabric directory %s: %s", env, strerror(errno));
+			err = DOCA_ERROR_OPERATING_SYSTEM;
+		}
+		if (err == DOCA_SUCCESS) {
+			strcpy(rel_env, env);
+			strcpy(rel_abs, abs);
+			fresh = true;
+		}
+	}
+	if (err == DOCA_SUCCESS && snprintf(out, cap, "%s", rel_abs) >= (int)cap) {
+		SD_LOG_ERR("fabric directory path is too long");
+		err = DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_unlock(&rel_lock);
+	if (fresh)
+		SD_LOG_INFO("SOFTDOCA_FABRIC=%s is relative: using %s (resolved once, against the working directory "
+			    "%s)", env, out, getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "?");
+	return err;
+}
+
 doca_error_t sd_fabric_dir(char *out, size_t cap)
 {
 	const char *env = getenv("SOFTDOCA_FABRIC");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	doca_error_t err;
 	int n;
 
 	if (out == NULL || cap == 0)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (env != NULL && env[0] != '\0' && env[0] != '/') {
+		err = resolve_relative(env, out, cap);
+		/* checked again: it may have changed since it was resolved */
+		return err == DOCA_SUCCESS ? make_dir(out) : err;
+	}
 	if (env != NULL && env[0] != '\0')
 		n = snprintf(out, cap, "%s", env);
 	else if (xdg != NULL && xdg[0] == '/')
@@ -60,11 +127,7 @@ doca_error_t sd_fabric_dir(char *out, size_t cap)
 	}
 	while (n > 1 && out[n - 1] == '/')
 		out[--n] = '\0';
-	if (mkdir(out, 0700) != 0 && errno != EEXIST) {
-		SD_LOG_ERR("cannot create fabric directory %s: %s", out, strerror(errno));
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	return sd_fabric_dir_check(out);
+	return make_dir(out);
 }
 
 static uint64_t fnv1a(const char *s, uint64_t h)

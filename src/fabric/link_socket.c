@@ -3,15 +3,19 @@
  * SEQPACKET keeps frame boundaries and carries SCM_RIGHTS, so one record is
  * one frame and a short read can only mean a malformed peer. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sd_fabric.h"
@@ -24,8 +28,21 @@ struct sd_link_sock {
 	bool listener;
 	dev_t dev; /* of the bound socket file, so close unlinks only our own */
 	ino_t ino;
+	/* listener out of descriptors: see sock_accept */
+	unsigned int accept_fails;   /* failed accepts since the last good one */
+	unsigned int backoff_ms;     /* current pause, 0 when accepting */
+	uint64_t accept_log_ns;      /* last time a failure was logged, 0 never */
+	bool accept_logged;          /* this run of failures was logged */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static const struct sd_link_ops sock_ops;
 
@@ -105,52 +122,134 @@ static bool pid_exiting(pid_t pid)
 }
 
 /*
- * Someone's socket file is there: a live listener (ALREADY_EXIST), not ours
- * (NOT_PERMITTED), or stale: removed, only the very file probed. A listener
- * that answers as dying_pid (> 0) while that pid is exiting is its last
- * moment (the kernel is closing its descriptors): retried briefly.
+ * Who owns a name. The owner of an address is the process whose listening
+ * socket sits at its path. Everything that changes what sits at a path -
+ * removing a stale file, bind, listen - is done under an exclusive flock of
+ * the fabric directory, so under that lock a socket file either answers a
+ * connect (live; SO_PEERCRED names its owner) or never will again (stale).
+ * Without it, a second server starting with the same name probed the
+ * first's file between its bind and its listen, found it refusing, took it
+ * for stale, unlinked it and bound its own: both believed they listened and
+ * no client could ever reach one of them.
+ *
+ * Stopping needs no lock: a listener unlinks its file while its socket still
+ * listens (so nobody else takes the file for stale in the meantime) and only
+ * then closes it. A killed listener leaves its file; whoever next holds the
+ * lock finds it refusing and removes it.
+ *
+ * The lock is held for a handful of system calls (a child forked meanwhile
+ * by another thread holds it too until it execs or exits: the wait for it
+ * is bounded). A per-name lock file held
+ * for the server's life would do as well but leave a second file per server
+ * (and one more per killed server) in a directory users and tests read as
+ * "one socket per listening server".
  */
-static doca_error_t reclaim_stale(const char *path, const struct sockaddr_un *sa, pid_t dying_pid)
+#define DIR_LOCK_WAIT_NS (5ull * 1000000000ull)
+
+/* Lock the fabric directory that holds path; returns the descriptor that
+ * holds the lock (closing it unlocks), or -1 (logged). */
+static int dir_lock(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	uint64_t deadline = mono_ns() + DIR_LOCK_WAIT_NS;
+	useconds_t pause_us = 50;
+	size_t n;
+	int fd;
+
+	if (slash == NULL || slash == path || (n = (size_t)(slash - path)) >= sizeof(dir))
+		return -1;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		SD_LOG_ERR("cannot open fabric directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK) {
+			SD_LOG_ERR("cannot lock fabric directory %s: %s", dir, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (mono_ns() > deadline) {
+			SD_LOG_ERR("fabric directory %s stayed locked for %llu s (a process stopped or forked while "
+				   "starting a server?)", dir, DIR_LOCK_WAIT_NS / 1000000000ull);
+			close(fd);
+			return -1;
+		}
+		usleep(pause_us);
+		if (pause_us < 2000)
+			pause_us *= 2;
+	}
+	return fd;
+}
+
+/*
+ * Under the directory lock: what sits at path. SUCCESS: nothing, or a stale
+ * socket of ours, now removed; ALREADY_EXIST: a live listener (*owner its
+ * pid, 0 when its queue is full and it cannot be asked); NOT_PERMITTED: not
+ * a socket of ours; BAD_STATE: it answers as dying_pid (> 0) while that pid
+ * is exiting - its last moment, the kernel is closing its descriptors: ask
+ * again after releasing the lock.
+ */
+static doca_error_t clear_path_locked(const char *path, const struct sockaddr_un *sa, pid_t dying_pid, pid_t *owner)
 {
 	struct stat st, st2;
-	int tries, probe, rc, e;
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int probe, rc, e, tries = 0;
 
-	for (tries = 0; tries < 100; tries++) {
-		if (lstat(path, &st) != 0)
-			return errno == ENOENT ? DOCA_SUCCESS : DOCA_ERROR_OPERATING_SYSTEM;
-		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
-			return DOCA_ERROR_NOT_PERMITTED;
-		probe = new_socket();
-		if (probe < 0)
-			return DOCA_ERROR_OPERATING_SYSTEM;
-		rc = connect(probe, (const struct sockaddr *)sa, sizeof(*sa));
-		e = errno;
-		if (rc == 0 && dying_pid > 0) {
-			struct ucred cr;
-			socklen_t len = sizeof(cr);
-			bool dying = getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
-				     cr.pid == dying_pid && pid_exiting(dying_pid);
-
-			if (dying) {
-				close(probe);
-				usleep(10000);
-				continue;
-			}
-		}
-		close(probe);
-		if (rc == 0 || e == EAGAIN)
-			return DOCA_ERROR_ALREADY_EXIST;
-		if (e != ECONNREFUSED)
-			return DOCA_ERROR_OPERATING_SYSTEM;
-		/* Replaced since we probed it: the new file is someone's live one. */
-		if (lstat(path, &st2) == 0 && (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino))
-			return DOCA_ERROR_ALREADY_EXIST;
-		SD_LOG_INFO("reclaiming stale socket %s (its server is gone)", path);
-		if (unlink(path) != 0 && errno != ENOENT)
-			return DOCA_ERROR_OPERATING_SYSTEM;
+again:
+	*owner = 0;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? DOCA_SUCCESS : DOCA_ERROR_OPERATING_SYSTEM;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+		return DOCA_ERROR_NOT_PERMITTED;
+	probe = new_socket();
+	if (probe < 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	rc = connect(probe, (const struct sockaddr *)sa, sizeof(*sa));
+	e = errno;
+	if (rc == 0 && getsockopt(probe, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0)
+		*owner = cr.pid;
+	close(probe);
+	if (rc == 0 && dying_pid > 0 && *owner == dying_pid && pid_exiting(dying_pid))
+		return DOCA_ERROR_BAD_STATE;
+	if (rc == 0 || e == EAGAIN)
+		return DOCA_ERROR_ALREADY_EXIST;
+	if (e == ENOENT) /* its owner just stopped */
 		return DOCA_SUCCESS;
-	}
+	if (e != ECONNREFUSED)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	/* Only the very file probed. Gone: its owner stopped. Replaced (not by
+	 * anyone holding the lock): look at the new one. */
+	if (lstat(path, &st2) != 0)
+		return DOCA_SUCCESS;
+	if (st2.st_dev != st.st_dev || st2.st_ino != st.st_ino)
+		goto again_or_give_up;
+	SD_LOG_INFO("reclaiming stale socket %s (its server is gone)", path);
+	if (unlink(path) != 0 && errno != ENOENT)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	return DOCA_SUCCESS;
+again_or_give_up:
+	if (++tries < 3)
+		goto again;
 	return DOCA_ERROR_ALREADY_EXIST;
+}
+
+static void log_owner(doca_error_t err, const char *path, pid_t owner)
+{
+	if (err == DOCA_ERROR_ALREADY_EXIST && owner > 0)
+		SD_LOG_ERR("another server (pid %d) already listens on %s", (int)owner, path);
+	else if (err == DOCA_ERROR_ALREADY_EXIST)
+		SD_LOG_ERR("another server already listens on %s (its connection queue is full)", path);
+	else if (err == DOCA_ERROR_NOT_PERMITTED)
+		SD_LOG_ERR("%s exists and is not one of our sockets: refusing to replace it", path);
+	else
+		SD_LOG_ERR("cannot listen on %s: %s", path, strerror(errno));
 }
 
 static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_link **out)
@@ -160,7 +259,8 @@ static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_lin
 	char path[sizeof(sa.sun_path)];
 	struct stat st;
 	doca_error_t err;
-	int fd, tries;
+	pid_t owner;
+	int fd, lock;
 
 	if (addr == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -172,42 +272,44 @@ static doca_error_t sock_listen(const struct sd_fabric_addr *addr, struct sd_lin
 		SD_LOG_ERR("socket: %s", strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
-	for (tries = 0;; tries++) {
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-			break;
-		if (errno != EADDRINUSE || tries > 0) {
-			SD_LOG_ERR("cannot listen on %s: %s", path, strerror(errno));
-			close(fd);
-			return DOCA_ERROR_OPERATING_SYSTEM;
-		}
-		err = reclaim_stale(path, &sa, 0);
-		if (err != DOCA_SUCCESS) {
-			if (err == DOCA_ERROR_ALREADY_EXIST)
-				SD_LOG_ERR("another server already listens on %s", path);
-			else if (err == DOCA_ERROR_NOT_PERMITTED)
-				SD_LOG_ERR("%s exists and is not one of our sockets: refusing to replace it", path);
-			close(fd);
-			return err;
-		}
+	lock = dir_lock(path);
+	if (lock < 0) {
+		close(fd);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	err = clear_path_locked(path, &sa, 0, &owner);
+	if (err != DOCA_SUCCESS) {
+		log_owner(err, path, owner);
+		goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		SD_LOG_ERR("cannot listen on %s: %s", path, strerror(errno));
+		err = DOCA_ERROR_OPERATING_SYSTEM;
+		goto fail;
 	}
 	if (listen(fd, 64) != 0 || stat(path, &st) != 0) {
 		SD_LOG_ERR("cannot listen on %s: %s", path, strerror(errno));
 		unlink(path);
-		close(fd);
-		return DOCA_ERROR_OPERATING_SYSTEM;
+		err = DOCA_ERROR_OPERATING_SYSTEM;
+		goto fail;
 	}
 	s = sock_new(fd);
 	if (s == NULL) {
 		unlink(path);
-		close(fd);
-		return DOCA_ERROR_NO_MEMORY;
+		err = DOCA_ERROR_NO_MEMORY;
+		goto fail;
 	}
+	close(lock);
 	s->listener = true;
 	s->dev = st.st_dev;
 	s->ino = st.st_ino;
 	strcpy(s->path, path);
 	*out = &s->base;
 	return DOCA_SUCCESS;
+fail:
+	close(lock);
+	close(fd);
+	return err;
 }
 
 /* A connected socket becomes a link once the peer's credentials pass; on
@@ -233,21 +335,90 @@ static doca_error_t sock_adopt(int fd, const char *what, struct sd_link_sock **o
 	return DOCA_SUCCESS;
 }
 
+/* Out of descriptors (or kernel memory) for the accepted socket: the
+ * pending connection stays queued and the listener stays readable, so a
+ * caller that simply polls would retry - and log - in a tight loop. */
+static bool accept_starved(int e)
+{
+	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+}
+
+#define ACCEPT_BACKOFF_MIN_MS 10u
+#define ACCEPT_BACKOFF_MAX_MS 1000u
+#define ACCEPT_LOG_EVERY_NS (10ull * 1000000000ull)
+
+static void accept_starved_log(struct sd_link_sock *s, int e, uint64_t now)
+{
+	struct rlimit rl;
+	char lim[80] = "";
+
+	/* At most one line per ACCEPT_LOG_EVERY_NS, however often it flaps. */
+	if (s->accept_log_ns != 0 && now - s->accept_log_ns < ACCEPT_LOG_EVERY_NS)
+		return;
+	s->accept_log_ns = now;
+	if (e == EMFILE) {
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(lim, sizeof(lim), " (RLIMIT_NOFILE=%llu)", (unsigned long long)rl.rlim_cur);
+	}
+	/* DEBUG: the caller (the Comch server) tells the user, naming its server. */
+	if (!s->accept_logged)
+		SD_LOG_DBG("accept failed on %s: %s%s: %s; pausing accepts for %u ms and retrying, up to %u ms "
+			   "apart (logged at most every %llu s)",
+			   s->path, strerror(e), e == EMFILE ? lim : "",
+			   e == EMFILE   ? "raise the limit (ulimit -n) or close descriptors"
+			   : e == ENFILE ? "the system-wide limit is reached: raise fs.file-max"
+					 : "the kernel is out of memory for sockets",
+			   s->backoff_ms, ACCEPT_BACKOFF_MAX_MS, ACCEPT_LOG_EVERY_NS / 1000000000ull);
+	else
+		SD_LOG_DBG("accept still failing on %s: %s%s (%u attempts so far)%s", s->path, strerror(e),
+			   e == EMFILE ? lim : "", s->accept_fails,
+			   e == EMFILE ? ": raise the limit (ulimit -n)" : "");
+	s->accept_logged = true;
+}
+
 static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
 {
+	struct sd_link_sock *ls = (struct sd_link_sock *)listener;
 	struct sd_link_sock *s;
 	doca_error_t err;
-	int fd;
+	uint64_t now;
+	int fd, e;
 
-	if (listener == NULL || out == NULL || listener->fd < 0)
+	if (listener == NULL || out == NULL || listener->fd < 0 || !ls->listener)
 		return DOCA_ERROR_INVALID_VALUE;
+	now = mono_ns();
+	if (listener->accept_retry_ns != 0 && now < listener->accept_retry_ns)
+		return DOCA_ERROR_FULL; /* still pausing: not even a system call */
 	fd = accept4(listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+		e = errno;
+		if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNABORTED) {
+			listener->accept_retry_ns = 0;
 			return DOCA_ERROR_AGAIN;
-		SD_LOG_ERR("accept: %s", strerror(errno));
+		}
+		if (accept_starved(e)) {
+			ls->accept_fails++;
+			ls->backoff_ms = ls->backoff_ms == 0 ? ACCEPT_BACKOFF_MIN_MS : ls->backoff_ms * 2;
+			if (ls->backoff_ms > ACCEPT_BACKOFF_MAX_MS)
+				ls->backoff_ms = ACCEPT_BACKOFF_MAX_MS;
+			listener->accept_retry_ns = now + (uint64_t)ls->backoff_ms * 1000000ull;
+			accept_starved_log(ls, e, now);
+			errno = e;
+			return DOCA_ERROR_FULL;
+		}
+		SD_LOG_ERR("accept failed on %s: %s", ls->path, strerror(e));
+		errno = e;
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	if (ls->accept_fails != 0) {
+		if (ls->accept_logged)
+			SD_LOG_INFO("accepting on %s again (%u attempts had failed for want of descriptors)",
+				    ls->path, ls->accept_fails);
+		ls->accept_fails = 0;
+		ls->backoff_ms = 0;
+		ls->accept_logged = false;
+	}
+	listener->accept_retry_ns = 0;
 	err = sock_adopt(fd, "accept", &s);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -434,11 +605,13 @@ static void sock_close(struct sd_link *l)
 		return;
 	pthread_mutex_lock(&l->lock);
 	if (l->fd >= 0) {
-		close(l->fd);
-		l->fd = -1;
-		/* A newer listener may have reclaimed the name: remove only our own file. */
+		/* Unlink while still listening: until the close below the file
+		 * answers, so no starter takes it for stale and replaces it
+		 * under us (see "Who owns a name"). */
 		if (s->listener && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino)
 			unlink(s->path);
+		close(l->fd);
+		l->fd = -1;
 	}
 	pthread_mutex_unlock(&l->lock);
 }
@@ -457,13 +630,29 @@ static doca_error_t sock_reclaim(const struct sd_fabric_addr *addr, pid_t dead_p
 	struct sockaddr_un sa;
 	char path[sizeof(sa.sun_path)];
 	doca_error_t err;
+	pid_t owner;
+	int tries, lock;
 
 	if (addr == NULL || dead_pid <= 0)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!pid_exiting(dead_pid))
 		return DOCA_ERROR_BAD_STATE;
 	err = make_sockaddr(addr, path, sizeof(path), &sa);
-	return err == DOCA_SUCCESS ? reclaim_stale(path, &sa, dead_pid) : err;
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* Its listener may still answer while the kernel closes its descriptors:
+	 * ask again, releasing the lock in between. */
+	for (tries = 0; tries < 100; tries++) {
+		lock = dir_lock(path);
+		if (lock < 0)
+			return DOCA_ERROR_OPERATING_SYSTEM;
+		err = clear_path_locked(path, &sa, dead_pid, &owner);
+		close(lock);
+		if (err != DOCA_ERROR_BAD_STATE)
+			return err;
+		usleep(10000);
+	}
+	return DOCA_ERROR_ALREADY_EXIST;
 }
 
 static const struct sd_link_ops sock_ops = {

@@ -50,6 +50,7 @@
 
 #include <doca_types.h>
 
+#include "sd_env.h"
 #include "sd_log.h"
 #include "sd_remote.h"
 
@@ -306,11 +307,16 @@ static doca_error_t record_verdict(const struct sd_remote_record *rec, const str
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
-static bool force_fallback(void)
+/* SOFTDOCA_REMOTE_FORCE_FALLBACK: "1" forces /proc/<pid>/mem; anything but
+ * unset/""/"0"/"1" fails the import (logged by name), since a mistyped
+ * switch silently ignored is a test that checks the wrong mechanism. */
+static doca_error_t force_fallback(bool *on)
 {
-	const char *v = getenv("SOFTDOCA_REMOTE_FORCE_FALLBACK");
+	int v;
+	doca_error_t err = sd_env_bool("SOFTDOCA_REMOTE_FORCE_FALLBACK", &v);
 
-	return v != NULL && strcmp(v, "1") == 0;
+	*on = v != 0;
+	return err;
 }
 
 static bool desc_can_write(const struct sd_remote_desc *d)
@@ -444,6 +450,7 @@ doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_car
 	struct sd_remote_desc d;
 	struct sd_remote *r;
 	uint64_t start;
+	bool fallback;
 	uid_t uid;
 	doca_error_t err;
 
@@ -479,13 +486,18 @@ doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_car
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 
+	err = force_fallback(&fallback);
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("import: not attempted: SOFTDOCA_REMOTE_FORCE_FALLBACK holds an invalid value");
+		return err;
+	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	r->desc = d;
 	r->mem_fd = -1;
 	r->mech = MECH_PVM;
-	if (!force_fallback()) {
+	if (!fallback) {
 		err = check_record(r, true);
 		if (err != DOCA_ERROR_NOT_PERMITTED && err != DOCA_ERROR_NOT_SUPPORTED)
 			goto done;

@@ -6,13 +6,18 @@
  *   $SOFTDOCA_FABRIC, else $XDG_RUNTIME_DIR/softdoca-fabric, else
  *   /tmp/softdoca-fabric-<uid>.
  * It is created mode 0700; one that belongs to another user or is open to
- * group/other is refused (NOT_PERMITTED, logged).
+ * group/other is refused (NOT_PERMITTED, logged). A relative
+ * $SOFTDOCA_FABRIC is resolved once, against the working directory at the
+ * first use (logged at INFO), so a later chdir does not move the fabric.
  *
  * A listener is named by an address (card, PCI function, name): the server
  * listens under its representor's host-function address, the client connects
  * from its own host function. Peer credentials are checked both ways (same
- * uid only). A listener whose owner died leaves a stale socket behind; the
- * next listener on that address reclaims it.
+ * uid only). One server owns an address: a second listener on it fails
+ * (ALREADY_EXIST, its log names the owner's pid), however the two starts
+ * interleave. A listener whose owner died leaves a stale socket behind; the
+ * next listener on that address reclaims it. While a listener exists the
+ * directory holds exactly its socket file, and nothing once it is closed.
  *
  * Frames: every record on a link is one frame, a struct sd_frame_hdr followed
  * by `length` body bytes, optionally carrying one fd. sd_link_recv checks
@@ -155,8 +160,8 @@ struct sd_link;
 
 struct sd_link_ops {
 	const char *name;
-	/* Listen on addr. ALREADY_EXIST if a live listener owns it (a stale
-	 * one is reclaimed). */
+	/* Listen on addr. ALREADY_EXIST if a live listener owns it (logged
+	 * with its pid; a stale one is reclaimed). */
 	doca_error_t (*listen)(const struct sd_fabric_addr *addr, struct sd_link **out);
 	/* The peer dead_pid that listened on addr died (gone or exiting):
 	 * remove what it left there unless a live listener answers (waits
@@ -165,7 +170,15 @@ struct sd_link_ops {
 	 * live listener; NOT_PERMITTED: the file is not ours. */
 	doca_error_t (*reclaim)(const struct sd_fabric_addr *addr, pid_t dead_pid);
 	/* Accept one pending peer: AGAIN if none; NOT_PERMITTED (logged, peer
-	 * dropped) if its credentials differ. */
+	 * dropped) if its credentials differ. FULL: transient, the process (or
+	 * system) is out of descriptors; the listener then pauses for a
+	 * growing delay (10 ms doubling up to 1 s; accept_retry_ns says until
+	 * when, and accept answers FULL without trying until then), logs a
+	 * rate-limited error saying what to raise, and serves again once a
+	 * retry succeeds. The peer stays queued meanwhile. A caller that
+	 * polls the listener's fd should leave it out of its poll set until
+	 * accept_retry_ns (it stays readable while the peer is queued) and
+	 * should not log FULL again. */
 	doca_error_t (*accept)(struct sd_link *listener, struct sd_link **out);
 	/* Connect to addr: NOT_FOUND if nobody listens, AGAIN if the listener
 	 * is momentarily full, NOT_PERMITTED on a credential mismatch. */
@@ -194,6 +207,9 @@ struct sd_link {
 	uint64_t tx_seq;        /* next sequence number to send (under lock) */
 	uint64_t rx_seq;        /* next sequence number expected */
 	pthread_mutex_t lock;   /* serialises send and close */
+	/* Listener: while accept answers FULL, the CLOCK_MONOTONIC time (ns)
+	 * of its next real try; 0 when accepting normally. */
+	uint64_t accept_retry_ns;
 };
 
 const struct sd_link_ops *sd_fabric_transport(void);

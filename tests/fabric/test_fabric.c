@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -160,6 +162,43 @@ static void test_dir_permissions(void **state)
 		assert_int_equal(sd_fabric_dir_check("/"), DOCA_ERROR_NOT_PERMITTED);
 	unlink(link);
 	rmdir(sub);
+	setenv("SOFTDOCA_FABRIC", fabric, 1);
+}
+
+/* A relative SOFTDOCA_FABRIC is resolved once, at first use: a later chdir
+ * does not move the fabric away from the peers. */
+static void test_dir_relative(void **state)
+{
+	const struct sd_link_ops *ops = sd_fabric_transport();
+	struct sd_fabric_addr a = mkaddr("rel");
+	char cwd[PATH_MAX], base[PATH_MAX], path[PATH_MAX], want[PATH_MAX + 16];
+	struct sd_link *lis = NULL, *l = NULL;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(realpath(fabric, base));
+	snprintf(want, sizeof(want), "%s/relfab", base);
+	assert_int_equal(chdir(fabric), 0);
+	setenv("SOFTDOCA_FABRIC", "relfab/", 1);
+	assert_int_equal(sd_fabric_dir(path, sizeof(path)), DOCA_SUCCESS);
+	assert_string_equal(path, want);
+	assert_int_equal(ops->listen(&a, &lis), DOCA_SUCCESS);
+	/* the program moves: same fabric */
+	assert_int_equal(chdir("/"), 0);
+	assert_int_equal(sd_fabric_dir(path, sizeof(path)), DOCA_SUCCESS);
+	assert_string_equal(path, want);
+	assert_int_equal(ops->connect(&a, &l), DOCA_SUCCESS);
+	assert_int_equal(l->peer_pid, getpid());
+	sd_link_destroy(l);
+	sd_link_destroy(lis);
+	assert_int_equal(fabric_dir_count(want), 0);
+	assert_int_equal(rmdir(want), 0);
+	/* a relative name of a symbolic link is refused as an absolute one is */
+	assert_int_equal(chdir(fabric), 0);
+	assert_int_equal(symlink("/tmp", "lnk"), 0);
+	setenv("SOFTDOCA_FABRIC", "lnk/", 1);
+	assert_int_equal(sd_fabric_dir(path, sizeof(path)), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(unlink("lnk"), 0);
+	assert_int_equal(chdir(cwd), 0);
 	setenv("SOFTDOCA_FABRIC", fabric, 1);
 }
 
@@ -416,17 +455,354 @@ static void test_backpressure(void **state)
 	sd_link_destroy(lis);
 }
 
+/* ---- one owner per name -------------------------------------------------- */
+
+struct race_result {
+	pid_t pid;
+	doca_error_t err;
+};
+
+struct racer {
+	pid_t pid;
+	int err_fd; /* read end of its stderr */
+};
+
+/* A child that waits on go, listens on a, reports to res, then holds the
+ * name until stop reads EOF (a loser exits at once). Its stderr goes to a
+ * pipe whose read end the caller gets. */
+static void racer_start(struct racer *r, const struct sd_fabric_addr *a, int go, int go_w, int res, int stop,
+			int stop_w)
+{
+	int ep[2];
+
+	assert_int_equal(pipe(ep), 0);
+	r->pid = fork();
+	assert_true(r->pid >= 0);
+	if (r->pid == 0) {
+		const struct sd_link_ops *ops = sd_fabric_transport();
+		struct race_result rr;
+		struct sd_link *l = NULL;
+		char ch;
+
+		close(go_w);
+		close(stop_w);
+		close(ep[0]);
+		dup2(ep[1], 2);
+		close(ep[1]);
+		if (go >= 0 && read(go, &ch, 1) != 0)
+			_exit(3);
+		rr.pid = getpid();
+		rr.err = ops->listen(a, &l);
+		if (write(res, &rr, sizeof(rr)) != sizeof(rr))
+			_exit(4);
+		if (rr.err == DOCA_SUCCESS) {
+			if (read(stop, &ch, 1) != 0)
+				_exit(5);
+			sd_link_destroy(l);
+		}
+		_exit(0);
+	}
+	close(ep[1]);
+	r->err_fd = ep[0];
+}
+
+/* Wait for the child and collect what it logged. */
+static void racer_end(struct racer *r, char *log, size_t cap)
+{
+	size_t n = 0;
+	ssize_t k;
+	int st;
+
+	while (n + 1 < cap && (k = read(r->err_fd, log + n, cap - 1 - n)) > 0)
+		n += (size_t)k;
+	log[n] = '\0';
+	close(r->err_fd);
+	assert_int_equal(waitpid(r->pid, &st, 0), r->pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* The client reaches the server of pid, or the server is orphaned. */
+static bool reaches(const struct sd_fabric_addr *a, pid_t pid)
+{
+	struct sd_link *l = NULL;
+	bool ok;
+
+	if (sd_fabric_transport()->connect(a, &l) != DOCA_SUCCESS)
+		return false;
+	ok = l->peer_pid == pid;
+	sd_link_destroy(l);
+	return ok;
+}
+
+#define RACE_PAIRS 150
+
+/* Two servers of one name released together: exactly one owns the name, the
+ * other fails naming the owner's pid, a client always reaches the owner,
+ * and nothing is left once both are gone. Then a starter racing the owner's
+ * stop: it either fails naming the owner or owns the name, never orphaned. */
+static void test_same_name_race(void **state)
+{
+	struct sd_fabric_addr a = mkaddr("twin");
+	int i, k, both = 0, none = 0, orphans = 0, unnamed = 0, left = 0, stop_orphans = 0, stop_left = 0, stop_unnamed = 0;
+	static char log[8192];
+	char want[64];
+
+	for (i = 0; i < RACE_PAIRS; i++) {
+		int go[2], res[2], stop[2], ok = 0;
+		struct race_result rr[2], *win = NULL, *lose = NULL;
+		struct racer r[2];
+
+		assert_int_equal(pipe(go), 0);
+		assert_int_equal(pipe(res), 0);
+		assert_int_equal(pipe(stop), 0);
+		for (k = 0; k < 2; k++)
+			racer_start(&r[k], &a, go[0], go[1], res[1], stop[0], stop[1]);
+		close(go[1]);
+		for (k = 0; k < 2; k++) {
+			assert_int_equal(read(res[0], &rr[k], sizeof(rr[k])), sizeof(rr[k]));
+			if (rr[k].err == DOCA_SUCCESS) {
+				ok++;
+				win = &rr[k];
+			} else {
+				lose = &rr[k];
+			}
+		}
+		if (ok == 2) {
+			both++;
+			/* both believe they listen: a client reaches one at most */
+			orphans++;
+		} else if (ok == 0) {
+			none++;
+		} else if (!reaches(&a, win->pid)) {
+			orphans++;
+		}
+		close(stop[1]);
+		for (k = 0; k < 2; k++) {
+			racer_end(&r[k], log, sizeof(log));
+			if (ok == 1 && r[k].pid == lose->pid) {
+				snprintf(want, sizeof(want), "pid %d", (int)win->pid);
+				if (lose->err != DOCA_ERROR_ALREADY_EXIST || strstr(log, want) == NULL) {
+					if (unnamed++ == 0)
+						fprintf(stderr, "loser: error %d, its log does not name %s:\n%s",
+							(int)lose->err, want, log);
+				}
+			}
+		}
+		if (fabric_dir_count(fabric) != 0) {
+			left++;
+			assert_int_equal(fabric_dir_remove(fabric), fabric_dir_count(fabric));
+			assert_int_equal(mkdir(fabric, 0700), 0);
+		}
+		close(go[0]);
+		close(res[0]);
+		close(res[1]);
+		close(stop[0]);
+	}
+	fprintf(stderr, "same-name race: %d pairs, both listening %d, none %d, orphaned %d, loser not naming "
+		"the owner (or wrong error) %d, files left %d\n", RACE_PAIRS, both, none, orphans, unnamed, left);
+
+	/* a starter racing the owner's stop */
+	for (i = 0; i < RACE_PAIRS / 2; i++) {
+		int stop[2], stop2[2], res[2];
+		struct race_result ro, rs;
+		struct racer owner, starter;
+
+		assert_int_equal(pipe(stop), 0);
+		assert_int_equal(pipe(res), 0);
+		racer_start(&owner, &a, -1, -1, res[1], stop[0], stop[1]);
+		assert_int_equal(read(res[0], &ro, sizeof(ro)), sizeof(ro));
+		assert_int_equal(ro.err, DOCA_SUCCESS);
+		assert_int_equal(pipe(stop2), 0);
+		/* the starter is released by the same EOF that stops the owner */
+		racer_start(&starter, &a, stop[0], stop[1], res[1], stop2[0], stop2[1]);
+		close(stop[1]);
+		assert_int_equal(read(res[0], &rs, sizeof(rs)), sizeof(rs));
+		racer_end(&owner, log, sizeof(log));
+		if (rs.err == DOCA_SUCCESS && !reaches(&a, rs.pid))
+			stop_orphans++;
+		close(stop2[1]);
+		racer_end(&starter, log, sizeof(log));
+		snprintf(want, sizeof(want), "pid %d", (int)ro.pid);
+		if (rs.err != DOCA_SUCCESS && (rs.err != DOCA_ERROR_ALREADY_EXIST || strstr(log, want) == NULL))
+			stop_unnamed++;
+		if (fabric_dir_count(fabric) != 0) {
+			stop_left++;
+			assert_int_equal(fabric_dir_remove(fabric), fabric_dir_count(fabric));
+			assert_int_equal(mkdir(fabric, 0700), 0);
+		}
+		close(stop[0]);
+		close(stop2[0]);
+		close(res[0]);
+		close(res[1]);
+	}
+	fprintf(stderr, "start-during-stop race: %d rounds, orphaned %d, failed without naming the owner %d, "
+		"files left %d\n", RACE_PAIRS / 2, stop_orphans, stop_unnamed, stop_left);
+	assert_int_equal(both, 0);
+	assert_int_equal(none, 0);
+	assert_int_equal(orphans, 0);
+	assert_int_equal(unnamed, 0);
+	assert_int_equal(left, 0);
+	assert_int_equal(stop_orphans, 0);
+	assert_int_equal(stop_unnamed, 0);
+	assert_int_equal(stop_left, 0);
+}
+
+/* ---- out of descriptors at accept ---------------------------------------- */
+
+static int open_fds(void)
+{
+	int n = fabric_dir_count("/proc/self/fd");
+
+	return n > 0 ? n - 1 : n; /* less the directory being read */
+}
+
+/* The server child: few descriptors; a simple caller that retries every
+ * 5 ms whatever accept says; answers "ping" with "pong", ends on "quit".
+ * Exits 0 if it ran out of descriptors, saw the pause and served again. */
+static void starved_server(const struct sd_fabric_addr *a, int ready)
+{
+	const struct sd_link_ops *ops = sd_fabric_transport();
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	struct sd_link *lis = NULL, *conns[64];
+	struct rlimit rl;
+	int n = 0, full = 0, bad_retry = 0, served = 0, quit = 0, i, fd;
+	uint64_t deadline = now_ms() + 20000;
+
+	if (ops->listen(a, &lis) != DOCA_SUCCESS)
+		_exit(10);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		_exit(11);
+	rl.rlim_cur = (rlim_t)open_fds() + 5;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		_exit(12);
+	if (write(ready, "r", 1) != 1)
+		_exit(13);
+	while (!quit && now_ms() < deadline) {
+		struct sd_link *c = NULL;
+		doca_error_t err = ops->accept(lis, &c);
+		struct timespec ts;
+
+		if (err == DOCA_SUCCESS && n < 64) {
+			conns[n++] = c;
+		} else if (err == DOCA_SUCCESS) {
+			sd_link_destroy(c);
+		} else if (err == DOCA_ERROR_FULL) {
+			full++;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if (lis->accept_retry_ns <= (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec)
+				bad_retry++;
+		}
+		usleep(5000);
+		for (i = 0; i < n; i++) {
+			struct sd_frame_view v;
+
+			err = sd_link_recv(conns[i], buf, &v, &fd);
+			if (err == DOCA_ERROR_AGAIN)
+				continue;
+			if (err == DOCA_SUCCESS && v.type == SD_FRAME_MSG && v.length == 4 &&
+			    memcmp(v.body, "ping", 4) == 0) {
+				if (sd_link_send(conns[i], SD_FRAME_MSG, "pong", 4, -1) == DOCA_SUCCESS)
+					served++;
+				continue;
+			}
+			if (err == DOCA_SUCCESS && v.type == SD_FRAME_MSG && v.length == 4 &&
+			    memcmp(v.body, "quit", 4) == 0)
+				quit = 1;
+			if (fd >= 0)
+				close(fd);
+			sd_link_destroy(conns[i]);
+			conns[i--] = conns[--n];
+		}
+	}
+	for (i = 0; i < n; i++)
+		sd_link_destroy(conns[i]);
+	sd_link_destroy(lis);
+	_exit(!quit ? 20 : full == 0 ? 21 : bad_retry ? 22 : served == 0 ? 23 : 0);
+}
+
+/* A server out of descriptors with clients queued: a bounded number of log
+ * lines that say what to raise, and service resumes once they leave. */
+static void test_accept_out_of_fds(void **state)
+{
+	const struct sd_link_ops *ops = sd_fabric_transport();
+	struct sd_fabric_addr a = mkaddr("starved");
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	static char log[1 << 16];
+	struct sd_link *cl[40], *l = NULL;
+	struct sd_frame_view v;
+	int ready[2], ep[2], i, st, fd, lines = 0;
+	doca_error_t err = DOCA_ERROR_NOT_FOUND;
+	size_t len = 0;
+	ssize_t k;
+	char ch, *p;
+	pid_t pid;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(ep), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(ready[0]);
+		close(ep[0]);
+		dup2(ep[1], 2);
+		close(ep[1]);
+		starved_server(&a, ready[1]);
+	}
+	close(ready[1]);
+	close(ep[1]);
+	assert_int_equal(read(ready[0], &ch, 1), 1);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(ops->connect(&a, &cl[i]), DOCA_SUCCESS);
+	usleep(1500 * 1000);
+	for (i = 0; i < 40; i++)
+		sd_link_destroy(cl[i]);
+	/* served again: a new client gets its answer */
+	for (i = 0; i < 500 && err != DOCA_SUCCESS; i++) {
+		err = ops->connect(&a, &l);
+		if (err != DOCA_SUCCESS)
+			usleep(10000);
+	}
+	assert_int_equal(err, DOCA_SUCCESS);
+	assert_int_equal(sd_link_send(l, SD_FRAME_MSG, "ping", 4, -1), DOCA_SUCCESS);
+	err = recv_wait(l, buf, &v, &fd, 5000);
+	if (err == DOCA_SUCCESS)
+		assert_true(v.length == 4 && memcmp(v.body, "pong", 4) == 0);
+	(void)sd_link_send(l, SD_FRAME_MSG, "quit", 4, -1);
+	while (len + 1 < sizeof(log) && (k = read(ep[0], log + len, sizeof(log) - 1 - len)) > 0)
+		len += (size_t)k;
+	log[len] = '\0';
+	close(ep[0]);
+	close(ready[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	sd_link_destroy(l);
+	for (p = log; (p = strstr(p, "accept")) != NULL; p = strchr(p, '\n'))
+		lines++;
+	fprintf(stderr, "out of descriptors: %d log lines about accept, server exit %d\n", lines,
+		WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	if (lines < 1 || lines > 4)
+		fprintf(stderr, "%.1500s", log);
+	assert_int_equal(err, DOCA_SUCCESS);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_true(lines >= 1 && lines <= 4);
+	assert_non_null(strstr(log, "Too many open files (RLIMIT_NOFILE="));
+	assert_non_null(strstr(log, "ulimit -n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frame_roundtrip),
 		cmocka_unit_test(test_frame_malformed),
 		cmocka_unit_test_setup_teardown(test_dir_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dir_relative, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_addr_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_process_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kill9_and_stale_reclaim, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_on_wire, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_name_race, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_accept_out_of_fds, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
