@@ -39,7 +39,15 @@ struct comch_cfg {
 	uint32_t send_inflight;
 };
 
+/*
+ * Set by the first SIGINT/SIGTERM; later ones are only counted. The handler
+ * stays installed for the whole run (no SA_RESETHAND): a second Ctrl-C that
+ * killed the process in the middle of its teardown would leave its sockets
+ * in the fabric directory. Every teardown loop is bounded in time, so the
+ * process still ends promptly, and SIGKILL remains for the impatient.
+ */
 static volatile sig_atomic_t comch_interrupted;
+static volatile sig_atomic_t comch_signals;
 
 void comch_utils_interrupt(void)
 {
@@ -51,9 +59,16 @@ int comch_utils_interrupted(void)
 	return comch_interrupted != 0;
 }
 
+int comch_utils_signal_count(void)
+{
+	return (int)comch_signals;
+}
+
 static void interrupt_signal_handler(int signum)
 {
 	(void)signum;
+	if (comch_signals < 1000)
+		comch_signals = comch_signals + 1;
 	comch_utils_interrupt();
 }
 
@@ -63,8 +78,11 @@ void comch_utils_install_signal_handlers(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = interrupt_signal_handler;
-	sa.sa_flags = SA_RESETHAND;
+	sa.sa_flags = 0;
+	/* one handler at a time: a second signal waits until the first returns */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }
@@ -142,15 +160,21 @@ static bool ctx_is_running(struct doca_ctx *ctx)
 	return doca_ctx_get_state(ctx, &state) == DOCA_SUCCESS && state == DOCA_CTX_STATE_RUNNING;
 }
 
-doca_error_t comch_utils_check_connection(struct comch_cfg *cfg)
+/* Is the connection to the peer still there? (Interruption does not matter here.) */
+static bool link_up(struct comch_cfg *cfg)
 {
-	if (cfg == NULL)
-		return DOCA_ERROR_INVALID_VALUE;
 	if (!cfg->is_server && !cfg->peer_gone && !ctx_is_running(cfg->ctx)) {
 		cfg->peer_gone = true;
 		cfg->connection = NULL;
 	}
-	if (cfg->peer_gone || cfg->connection == NULL)
+	return !cfg->peer_gone && cfg->connection != NULL;
+}
+
+doca_error_t comch_utils_check_connection(struct comch_cfg *cfg)
+{
+	if (cfg == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!link_up(cfg))
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (comch_interrupted)
 		return DOCA_ERROR_SHUTDOWN;
@@ -496,15 +520,21 @@ doca_error_t comch_utils_send(struct doca_comch_connection *connection, const vo
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 
+	/*
+	 * An interrupted program may still send (that is how it tells its peer
+	 * it gives up); only the waits for a free task or queue slot, which
+	 * depend on the peer, end on an interruption.
+	 */
 	for (;;) {
-		result = comch_utils_check_connection(cfg);
-		if (result != DOCA_SUCCESS)
-			return result;
+		if (!link_up(cfg))
+			return DOCA_ERROR_NOT_CONNECTED;
 		if (cfg->is_server)
 			result = doca_comch_server_task_send_alloc_init(cfg->server, cfg->connection, msg, len, &task);
 		else
 			result = doca_comch_client_task_send_alloc_init(cfg->client, cfg->connection, msg, len, &task);
 		if (result == DOCA_ERROR_NO_MEMORY) {
+			if (comch_interrupted)
+				return DOCA_ERROR_SHUTDOWN;
 			/* Pool empty: let completions hand tasks back. */
 			if (doca_pe_progress(cfg->pe) == 0)
 				comch_sleep();
@@ -527,8 +557,12 @@ doca_error_t comch_utils_send(struct doca_comch_connection *connection, const vo
 			break;
 		if (doca_pe_progress(cfg->pe) == 0)
 			comch_sleep();
-		if (comch_utils_check_connection(cfg) != DOCA_SUCCESS) {
-			result = comch_utils_check_connection(cfg);
+		if (!link_up(cfg)) {
+			result = DOCA_ERROR_NOT_CONNECTED;
+			break;
+		}
+		if (comch_interrupted) {
+			result = DOCA_ERROR_SHUTDOWN;
 			break;
 		}
 	}
@@ -561,7 +595,7 @@ void *comch_utils_get_user_data(struct doca_comch_connection *connection)
 
 struct doca_comch_connection *comch_util_get_connection(struct comch_cfg *comch_cfg)
 {
-	if (comch_cfg == NULL || comch_utils_check_connection(comch_cfg) != DOCA_SUCCESS)
+	if (comch_cfg == NULL || !link_up(comch_cfg))
 		return NULL;
 	return comch_cfg->connection;
 }
@@ -583,8 +617,8 @@ static void stop_ctx(struct comch_cfg *cfg)
 	uint64_t deadline = comch_now_ns() + COMCH_STOP_TIMEOUT_NS;
 	doca_error_t result;
 
-	while (cfg->send_inflight > 0 && comch_utils_check_connection(cfg) == DOCA_SUCCESS &&
-	       comch_now_ns() < deadline) {
+	/* Interrupted programs drain too: their last message tells the peer why they stop. */
+	while (cfg->send_inflight > 0 && link_up(cfg) && comch_now_ns() < deadline) {
 		if (doca_pe_progress(cfg->pe) == 0)
 			comch_sleep();
 	}

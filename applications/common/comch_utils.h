@@ -22,8 +22,13 @@
  * function; the PE is not shared with producer/consumer threads.
  *
  * Peer death: once the connection is gone, comch_utils_progress_connection
- * and comch_utils_send answer DOCA_ERROR_NOT_CONNECTED. After
- * comch_utils_interrupt() (signal handler) they answer DOCA_ERROR_SHUTDOWN.
+ * and comch_utils_send answer DOCA_ERROR_NOT_CONNECTED and
+ * comch_util_get_connection() NULL. After comch_utils_interrupt() (signal
+ * handler) comch_utils_progress_connection and comch_utils_check_connection
+ * answer DOCA_ERROR_SHUTDOWN, while comch_utils_send still sends (so that an
+ * interrupted program can tell its peer; it gives up only where it would
+ * wait for the peer) and comch_util_get_connection() still answers the
+ * connection.
  */
 #ifndef COMCH_UTILS_H_
 #define COMCH_UTILS_H_
@@ -82,8 +87,15 @@ doca_error_t comch_utils_check_connection(struct comch_cfg *comch_cfg);
 void comch_utils_interrupt(void);
 /* Was comch_utils_interrupt() called? */
 int comch_utils_interrupted(void);
-/* SIGINT and SIGTERM call comch_utils_interrupt() once; a second one kills. */
+/*
+ * SIGINT and SIGTERM call comch_utils_interrupt(). The handler stays for the
+ * whole run: further signals are counted and change nothing, so a second
+ * Ctrl-C cannot cut the (time-bounded) teardown short and leave the
+ * process's sockets behind in the fabric directory.
+ */
 void comch_utils_install_signal_handlers(void);
+/* How many SIGINT/SIGTERM arrived so far. */
+int comch_utils_signal_count(void);
 
 /* Stop the context, close everything opened by init, free comch_cfg. */
 doca_error_t comch_utils_destroy(struct comch_cfg *comch_cfg);

@@ -1,9 +1,13 @@
 /*
  * utils.c - small helpers shared by the applications.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <doca_argp.h>
 #include <doca_log.h>
@@ -99,4 +103,55 @@ doca_error_t utils_register_param(const char *short_name, const char *long_name,
 	if (result != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Failed to register program param %s: %s", long_name, doca_error_get_descr(result));
 	return result;
+}
+
+const char *utils_file_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+doca_error_t utils_open_regular_file(const char *path, const char *what, int *fd, struct stat *st)
+{
+	int f, fl, e;
+
+	if (path == NULL || what == NULL || fd == NULL || st == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (f < 0) {
+		e = errno;
+		DOCA_LOG_ERR("Failed to open %s %s: %s", what, path, strerror(e));
+		return e == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
+	}
+	if (fstat(f, st) != 0) {
+		e = errno;
+		DOCA_LOG_ERR("Failed to inspect %s %s: %s", what, path, strerror(e));
+		close(f);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		DOCA_LOG_ERR("The %s %s is not a regular file (it is %s)", what, path, utils_file_kind(st->st_mode));
+		close(f);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	fl = fcntl(f, F_GETFL);
+	if (fl < 0 || fcntl(f, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		e = errno;
+		DOCA_LOG_ERR("Failed to prepare %s %s for reading: %s", what, path, strerror(e));
+		close(f);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	*fd = f;
+	return DOCA_SUCCESS;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <doca_argp.h>
 #include <doca_error.h>
@@ -40,6 +41,19 @@ doca_error_t utils_register_param(const char *short_name, const char *long_name,
 
 /* Monotonic clock in nanoseconds, for the applications' timings. */
 uint64_t utils_monotonic_ns(void);
+
+/* What a file of this st_mode is ("a directory", "a FIFO", ...), for messages. */
+const char *utils_file_kind(mode_t mode);
+
+/*
+ * Open a path the user gave, read-only, without ever blocking: the open is
+ * non-blocking (a FIFO without a writer, a tty or a device would hang a
+ * plain one), the type is checked on the open descriptor, and anything but
+ * a regular file is refused with an error naming `what`, the path and what
+ * it is (DOCA_ERROR_INVALID_VALUE). A regular file's descriptor is returned
+ * in blocking mode with its fstat() in *st. Missing: DOCA_ERROR_NOT_FOUND.
+ */
+doca_error_t utils_open_regular_file(const char *path, const char *what, int *fd, struct stat *st);
 
 #ifdef __cplusplus
 }

@@ -50,7 +50,12 @@ int main(int argc, char **argv)
 		result = host_start_dma_copy(&dma_cfg, comch_cfg, &state);
 	else
 		result = dpu_start_dma_copy(&dma_cfg, comch_cfg, &state);
-	if (result != DOCA_SUCCESS)
+	if (result == DOCA_ERROR_SHUTDOWN && comch_utils_interrupted())
+		DOCA_LOG_ERR("DMA copy interrupted: the copy was abandoned");
+	else if (result == DMA_COPY_PEER_INTERRUPTED)
+		DOCA_LOG_ERR("DMA copy failed: the %s side was interrupted",
+			     dma_cfg.mode == DMA_COPY_MODE_HOST ? "DPU" : "host");
+	else if (result != DOCA_SUCCESS)
 		DOCA_LOG_ERR("DMA copy failed: %s", doca_error_get_descr(result));
 	else
 		exit_status = EXIT_SUCCESS;

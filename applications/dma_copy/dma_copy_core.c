@@ -32,6 +32,13 @@
 DOCA_LOG_REGISTER(DMA_COPY_CORE);
 
 #define WAIT_SLEEP_NS 20000
+/* File reads and writes go in pieces this large, so that a signal is seen promptly. */
+#define FILE_IO_PIECE (8u * 1024 * 1024)
+/* How often the DMA loop looks at the control channel (an interrupted or vanished peer). */
+#define PEER_POLL_NS (2ull * 1000 * 1000)
+/* How long a side that is stopping lets its peer read its last message and hang up. */
+#define PEER_GONE_WAIT_NS (5ull * 1000 * 1000 * 1000)
+#define PEER_GONE_WAIT_INTERRUPTED_NS (500ull * 1000 * 1000)
 
 /* ---- arguments ------------------------------------------------------------ */
 
@@ -187,13 +194,19 @@ static doca_error_t send_msg(struct comch_cfg *comch_cfg, const struct dma_copy_
 	return result;
 }
 
-static void wait_peer_gone(struct comch_cfg *comch_cfg);
-
-/* Tell the peer we give up (best effort: it may be gone already). */
+/*
+ * Tell the peer we give up (best effort: it may be gone already): INTERRUPTED
+ * when a signal stopped us, DONE with the error otherwise. Nothing when the
+ * peer is the one that gave up or is gone.
+ */
 static void send_abort(struct comch_cfg *comch_cfg, doca_error_t status)
 {
 	struct dma_copy_msg msg = {.type = DMA_COPY_MSG_DONE, .status = (uint32_t)status};
 
+	if (status == DMA_COPY_PEER_INTERRUPTED || status == DOCA_ERROR_NOT_CONNECTED)
+		return;
+	if (status == DOCA_ERROR_SHUTDOWN && comch_utils_interrupted())
+		msg.type = DMA_COPY_MSG_INTERRUPTED;
 	if (comch_util_get_connection(comch_cfg) != NULL)
 		(void)send_msg(comch_cfg, &msg, NULL);
 }
@@ -209,6 +222,8 @@ static const char *msg_name(uint32_t type)
 		return "export";
 	case DMA_COPY_MSG_DONE:
 		return "completion";
+	case DMA_COPY_MSG_INTERRUPTED:
+		return "interruption";
 	default:
 		return "unknown";
 	}
@@ -241,19 +256,27 @@ static doca_error_t wait_msg(struct comch_cfg *comch_cfg, struct dma_copy_state 
 		if (state->msg_pending)
 			continue;
 		if (result != DOCA_SUCCESS) {
-			if (result == DOCA_ERROR_SHUTDOWN)
+			if (result == DOCA_ERROR_SHUTDOWN) {
 				DOCA_LOG_ERR("Interrupted while waiting for the %s's %s", peer_name(state), msg_name(type));
-			else
+				send_abort(comch_cfg, result);
+			} else {
 				DOCA_LOG_ERR("Connection to the %s was lost while waiting for its %s: %s",
 					     peer_name(state), msg_name(type), doca_error_get_descr(result));
-			return result == DOCA_SUCCESS ? DOCA_ERROR_NOT_CONNECTED : result;
+			}
+			return result;
 		}
 		nanosleep(&ts, NULL);
 	}
 	state->msg_pending = 0;
+	if (state->msg.type == DMA_COPY_MSG_INTERRUPTED) {
+		DOCA_LOG_ERR("The %s side was interrupted: the copy is abandoned", peer_name(state));
+		state->peer_stopped = 1;
+		return DMA_COPY_PEER_INTERRUPTED;
+	}
 	if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
 			     doca_error_get_descr((doca_error_t)state->msg.status));
+		state->peer_stopped = 1;
 		return (doca_error_t)state->msg.status;
 	}
 	if (state->msg.type != type) {
@@ -265,43 +288,96 @@ static doca_error_t wait_msg(struct comch_cfg *comch_cfg, struct dma_copy_state 
 }
 
 /*
- * After our last message, let the peer read it and close first (bounded):
- * the host never sees the server vanish under a successful copy, and an
- * abort is not lost with a connection the server has not finished setting up.
+ * During long local work (the DMA loop, writing the file): did the peer give
+ * up or vanish? Never waits. DOCA_SUCCESS while the peer is there and silent.
  */
-static void wait_peer_gone(struct comch_cfg *comch_cfg)
+static doca_error_t peer_poll(struct comch_cfg *comch_cfg, struct dma_copy_state *state)
+{
+	struct doca_comch_connection *conn = comch_util_get_connection(comch_cfg);
+
+	if (conn != NULL)
+		(void)comch_utils_progress_connection(conn);
+	if (state->protocol_error)
+		return DOCA_ERROR_UNEXPECTED;
+	if (state->msg_pending) {
+		state->msg_pending = 0;
+		if (state->msg.type == DMA_COPY_MSG_INTERRUPTED) {
+			DOCA_LOG_ERR("The %s side was interrupted: the copy is abandoned", peer_name(state));
+			state->peer_stopped = 1;
+			return DMA_COPY_PEER_INTERRUPTED;
+		}
+		if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
+			DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
+				     doca_error_get_descr((doca_error_t)state->msg.status));
+			state->peer_stopped = 1;
+			return (doca_error_t)state->msg.status;
+		}
+		DOCA_LOG_ERR("Received an unexpected %s message from the %s", msg_name(state->msg.type),
+			     peer_name(state));
+		return DOCA_ERROR_UNEXPECTED;
+	}
+	if (comch_util_get_connection(comch_cfg) == NULL)
+		return DOCA_ERROR_NOT_CONNECTED;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * After our last message, let the peer read it and close first (bounded,
+ * shorter once we are interrupted): the host never sees the server vanish
+ * under a successful copy, and an abort is not lost with a connection the
+ * server has not finished setting up. A peer that reports an interruption
+ * (DMA_COPY_PEER_INTERRUPTED) or a failure (its status) meanwhile makes us
+ * fail too: the host writes its file only after the Arm side's last message.
+ * Other messages are dropped (the exchange is over).
+ */
+static doca_error_t wait_peer_gone(struct comch_cfg *comch_cfg, struct dma_copy_state *state)
 {
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = WAIT_SLEEP_NS};
 	struct doca_comch_connection *conn;
-	uint64_t deadline = utils_monotonic_ns() + 5ull * 1000 * 1000 * 1000;
+	uint64_t start = utils_monotonic_ns();
 
-	while ((conn = comch_util_get_connection(comch_cfg)) != NULL && utils_monotonic_ns() < deadline) {
-		if (comch_utils_progress_connection(conn) != DOCA_SUCCESS)
+	while ((conn = comch_util_get_connection(comch_cfg)) != NULL) {
+		uint64_t limit = comch_utils_interrupted() ? PEER_GONE_WAIT_INTERRUPTED_NS : PEER_GONE_WAIT_NS;
+
+		if (utils_monotonic_ns() - start >= limit)
 			break;
+		(void)comch_utils_progress_connection(conn);
+		if (state->msg_pending) {
+			state->msg_pending = 0;
+			if (state->msg.type == DMA_COPY_MSG_INTERRUPTED) {
+				DOCA_LOG_ERR("The %s side was interrupted: the copy is abandoned", peer_name(state));
+				state->peer_stopped = 1;
+				return DMA_COPY_PEER_INTERRUPTED;
+			}
+			if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
+				DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
+					     doca_error_get_descr((doca_error_t)state->msg.status));
+				return (doca_error_t)state->msg.status;
+			}
+		}
 		nanosleep(&ts, NULL);
 	}
+	return DOCA_SUCCESS;
 }
 
 /* ---- files ------------------------------------------------------------------ */
 
-/* Read a whole regular file of at most DMA_COPY_MAX_FILE_SIZE bytes (*buf NULL when empty). */
+/*
+ * Read a whole regular file of at most DMA_COPY_MAX_FILE_SIZE bytes (*buf
+ * NULL when empty). Opened without blocking: a FIFO or a device is refused,
+ * not waited on. DOCA_ERROR_SHUTDOWN when a signal interrupts the read.
+ */
 static doca_error_t read_in_file(const char *path, char **buf, size_t *size)
 {
 	struct stat st;
 	char *data = NULL;
 	size_t done = 0;
+	doca_error_t result;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		DOCA_LOG_ERR("Failed to open %s: %s", path, strerror(errno));
-		return errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		DOCA_LOG_ERR("File %s is not a regular file", path);
-		close(fd);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	result = utils_open_regular_file(path, "file", &fd, &st);
+	if (result != DOCA_SUCCESS)
+		return result;
 	if ((uint64_t)st.st_size > DMA_COPY_MAX_FILE_SIZE) {
 		DOCA_LOG_ERR("File %s is %" PRIu64 " bytes, larger than the maximum of %llu bytes", path,
 			     (uint64_t)st.st_size, DMA_COPY_MAX_FILE_SIZE);
@@ -317,8 +393,16 @@ static doca_error_t read_in_file(const char *path, char **buf, size_t *size)
 		}
 	}
 	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, data + done, (size_t)st.st_size - done);
+		size_t want = (size_t)st.st_size - done;
+		ssize_t n;
 
+		if (comch_utils_interrupted()) {
+			DOCA_LOG_ERR("Interrupted while reading %s", path);
+			free(data);
+			close(fd);
+			return DOCA_ERROR_SHUTDOWN;
+		}
+		n = read(fd, data + done, want < FILE_IO_PIECE ? want : FILE_IO_PIECE);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -358,8 +442,10 @@ static doca_error_t out_file_open(const char *path, struct out_file *out)
 	memset(out, 0, sizeof(*out));
 	out->fd = -1;
 	snprintf(out->path, sizeof(out->path), "%s", path);
+	/* stat() never opens: a FIFO or a device here is refused, not written to or waited on */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		DOCA_LOG_ERR("Destination %s exists and is not a regular file", path);
+		DOCA_LOG_ERR("Destination %s exists and is not a regular file (it is %s): refusing to replace it", path,
+			     utils_file_kind(st.st_mode));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	snprintf(dir_buf, sizeof(dir_buf), "%s", path);
@@ -392,14 +478,21 @@ static void out_file_abort(struct out_file *out)
 		unlink(out->tmp_path);
 }
 
-static doca_error_t out_file_commit(struct out_file *out, const char *data, size_t len)
+/* Write and sync every byte into the (still unnamed) file; DOCA_ERROR_SHUTDOWN on a signal. */
+static doca_error_t out_file_write(struct out_file *out, const char *data, size_t len)
 {
-	char proc_path[64];
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = write(out->fd, data + done, len - done);
+		size_t want = len - done;
+		ssize_t n;
 
+		if (comch_utils_interrupted()) {
+			DOCA_LOG_ERR("Interrupted while writing %s", out->path);
+			out_file_abort(out);
+			return DOCA_ERROR_SHUTDOWN;
+		}
+		n = write(out->fd, data + done, want < FILE_IO_PIECE ? want : FILE_IO_PIECE);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -411,6 +504,22 @@ static doca_error_t out_file_commit(struct out_file *out, const char *data, size
 	if (fsync(out->fd) != 0) {
 		DOCA_LOG_ERR("Failed to sync %s: %s", out->path, strerror(errno));
 		goto fail;
+	}
+	return DOCA_SUCCESS;
+fail:
+	out_file_abort(out);
+	return DOCA_ERROR_IO_FAILED;
+}
+
+/* Give the written file its name (the last step: only a complete copy gets it). */
+static doca_error_t out_file_link(struct out_file *out)
+{
+	char proc_path[64];
+
+	if (comch_utils_interrupted()) {
+		DOCA_LOG_ERR("Interrupted before %s was created", out->path);
+		out_file_abort(out);
+		return DOCA_ERROR_SHUTDOWN;
 	}
 	if (out->unnamed) {
 		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", out->fd);
@@ -442,10 +551,11 @@ fail:
 	return DOCA_ERROR_IO_FAILED;
 }
 
-static void host_abort(struct comch_cfg *comch_cfg, doca_error_t status)
+static void host_abort(struct comch_cfg *comch_cfg, struct dma_copy_state *state, doca_error_t status)
 {
 	send_abort(comch_cfg, status);
-	wait_peer_gone(comch_cfg);
+	if (!state->peer_stopped)
+		(void)wait_peer_gone(comch_cfg, state);
 }
 
 /* ---- host: export ------------------------------------------------------------ */
@@ -505,6 +615,7 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 	if (cfg == NULL || comch_cfg == NULL || state == NULL || dev == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 
+	/* stat() never opens (a FIFO cannot block it); read_in_file() checks the type */
 	if (stat(cfg->file_path, &st) == 0) {
 		dir = DMA_COPY_HOST_TO_DPU;
 		result = read_in_file(cfg->file_path, &buf, &size);
@@ -517,7 +628,7 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 		result = DOCA_ERROR_IO_FAILED;
 	}
 	if (result != DOCA_SUCCESS) {
-		host_abort(comch_cfg, result);
+		host_abort(comch_cfg, state, result);
 		return result;
 	}
 	DOCA_LOG_INFO("%s", dir == DMA_COPY_HOST_TO_DPU ? "File exists: copying it from the host to the DPU" :
@@ -543,7 +654,7 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 			DOCA_LOG_ERR("The DPU announced a file of %" PRIu64 " bytes, larger than the maximum of %llu",
 				     state->msg.file_size, DMA_COPY_MAX_FILE_SIZE);
 			result = DOCA_ERROR_TOO_BIG;
-			host_abort(comch_cfg, result);
+			host_abort(comch_cfg, state, result);
 			goto out;
 		}
 		size = (size_t)state->msg.file_size;
@@ -552,7 +663,7 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 			if (buf == NULL) {
 				DOCA_LOG_ERR("Failed to allocate %zu bytes", size);
 				result = DOCA_ERROR_NO_MEMORY;
-				host_abort(comch_cfg, result);
+				host_abort(comch_cfg, state, result);
 				goto out;
 			}
 		}
@@ -564,7 +675,7 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 								   DOCA_ACCESS_FLAG_PCI_READ_WRITE,
 				     &mmap, &desc, &desc_len);
 		if (result != DOCA_SUCCESS) {
-			host_abort(comch_cfg, result);
+			host_abort(comch_cfg, state, result);
 			goto out;
 		}
 	}
@@ -581,9 +692,13 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 		goto out;
 
 	if (dir == DMA_COPY_DPU_TO_HOST) {
-		result = out_file_commit(&out, buf, size);
-		if (result != DOCA_SUCCESS)
+		result = out_file_write(&out, buf, size);
+		if (result == DOCA_SUCCESS)
+			result = out_file_link(&out);
+		if (result != DOCA_SUCCESS) {
+			host_abort(comch_cfg, state, result);
 			goto out;
+		}
 		DOCA_LOG_INFO("Received %zu bytes from the DPU into %s", size, cfg->file_path);
 	} else {
 		DOCA_LOG_INFO("Sent %zu bytes of %s to the DPU", size, cfg->file_path);
@@ -592,6 +707,14 @@ doca_error_t host_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *com
 
 out:
 	out_file_abort(&out);
+	/*
+	 * Interrupted: the Arm side may be in the middle of a DMA into or out of
+	 * our buffer. Keep it exported until the Arm side has read our
+	 * INTERRUPTED and hung up (bounded), so that it stops for that reason
+	 * rather than on a failed access to a vanished buffer.
+	 */
+	if (result == DOCA_ERROR_SHUTDOWN && !state->peer_stopped)
+		(void)wait_peer_gone(comch_cfg, state);
 	if (mmap != NULL)
 		doca_mmap_destroy(mmap);
 	free(buf);
@@ -758,11 +881,16 @@ release:
 	return result;
 }
 
-static doca_error_t dpu_dma_copy(struct doca_dev *dev, char *local, size_t size, const struct dma_copy_state *state,
-				 bool to_host)
+/*
+ * The DMA loop, one chunk at a time. Between chunks it stops on a signal
+ * (DOCA_ERROR_SHUTDOWN) and, every PEER_POLL_NS, looks at the control channel
+ * so that a host that was interrupted, failed or vanished stops it too.
+ */
+static doca_error_t dpu_dma_copy(struct doca_dev *dev, char *local, size_t size, struct comch_cfg *comch_cfg,
+				 struct dma_copy_state *state, bool to_host)
 {
 	struct dpu_dma d;
-	uint64_t max_buf_size = 0;
+	uint64_t max_buf_size = 0, next_poll = 0;
 	size_t chunk, off, n, num_chunks;
 	doca_error_t result;
 
@@ -780,9 +908,23 @@ static doca_error_t dpu_dma_copy(struct doca_dev *dev, char *local, size_t size,
 		      to_host ? "to" : "from", num_chunks, chunk);
 	for (off = 0; off < size; off += n) {
 		if (comch_utils_interrupted()) {
-			DOCA_LOG_ERR("Interrupted during the DMA copy");
+			DOCA_LOG_ERR("Interrupted during the DMA copy, at byte %zu of %zu", off, size);
 			result = DOCA_ERROR_SHUTDOWN;
 			break;
+		}
+		if (utils_monotonic_ns() >= next_poll) {
+			result = peer_poll(comch_cfg, state);
+			if (result != DOCA_SUCCESS) {
+				if (result == DMA_COPY_PEER_INTERRUPTED)
+					DOCA_LOG_ERR("DMA copy stopped at byte %zu of %zu", off, size);
+				else
+					DOCA_LOG_ERR("DMA copy failed at byte %zu of %zu: %s", off, size,
+						     result == DOCA_ERROR_NOT_CONNECTED ?
+							     "the connection to the host was lost" :
+							     doca_error_get_descr(result));
+				break;
+			}
+			next_poll = utils_monotonic_ns() + PEER_POLL_NS;
 		}
 		n = size - off < chunk ? size - off : chunk;
 		result = dpu_dma_chunk(&d, local + off, state->msg.addr + off, n, to_host);
@@ -804,7 +946,7 @@ doca_error_t dpu_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *comc
 	size_t size = 0;
 	uint32_t dir;
 	uint8_t supported = 0;
-	doca_error_t result;
+	doca_error_t result, peer_result;
 
 	if (cfg == NULL || comch_cfg == NULL || state == NULL || dev == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -844,6 +986,11 @@ doca_error_t dpu_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *comc
 		DOCA_LOG_ERR("The host requested an unknown direction %u", dir);
 		result = DOCA_ERROR_INVALID_VALUE;
 	}
+	if (result == DOCA_ERROR_SHUTDOWN) {
+		/* interrupted while preparing: tell the host so instead of answering */
+		send_abort(comch_cfg, result);
+		goto out;
+	}
 	msg.status = (uint32_t)result;
 	if (result == DOCA_SUCCESS)
 		DOCA_LOG_INFO("The host requested a copy %s: %zu bytes, file %s",
@@ -865,14 +1012,19 @@ doca_error_t dpu_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *comc
 		goto out;
 	}
 	if (size > 0) {
-		result = dpu_dma_copy(dev, buf, size, state, dir == DMA_COPY_DPU_TO_HOST);
+		result = dpu_dma_copy(dev, buf, size, comch_cfg, state, dir == DMA_COPY_DPU_TO_HOST);
 		if (result != DOCA_SUCCESS) {
 			send_abort(comch_cfg, result);
 			goto out;
 		}
 	}
 	if (dir == DMA_COPY_HOST_TO_DPU) {
-		result = out_file_commit(&out, buf, size);
+		result = out_file_write(&out, buf, size);
+		/* last look before the name is given: an interrupted host abandons the copy */
+		if (result == DOCA_SUCCESS)
+			result = peer_poll(comch_cfg, state);
+		if (result == DOCA_SUCCESS)
+			result = out_file_link(&out);
 		if (result != DOCA_SUCCESS) {
 			send_abort(comch_cfg, result);
 			goto out;
@@ -889,6 +1041,11 @@ doca_error_t dpu_start_dma_copy(struct dma_copy_cfg *cfg, struct comch_cfg *comc
 out:
 	out_file_abort(&out);
 	free(buf);
-	wait_peer_gone(comch_cfg);
+	/* A host that gave up (interrupted or failed) waits for us to hang up: do not wait for it in turn. */
+	if (!state->peer_stopped) {
+		peer_result = wait_peer_gone(comch_cfg, state);
+		if (result == DOCA_SUCCESS)
+			result = peer_result;
+	}
 	return result;
 }

@@ -21,12 +21,18 @@
  *   Arm  -> host  DONE      status of the DMA copy (and of the file write
  *                           when the Arm side receives)
  * Either side may send DONE with an error status instead of its next message
- * to abort; the peer then fails with that status.
+ * to abort; the peer then fails with that status. A side stopped by SIGINT or
+ * SIGTERM sends INTERRUPTED instead (at any point, also while the Arm side
+ * runs the DMA, which watches for it between chunks); the peer then stops,
+ * says that the other side was interrupted and fails with
+ * DMA_COPY_PEER_INTERRUPTED.
  *
- * Files: the receiving side writes into an unnamed file in the destination's
- * directory and gives it the destination's name only after every byte is
- * written and synced, so a failed or killed copy never leaves a partial file
- * under that name.
+ * Files: every path is opened without blocking and must be a regular file
+ * (a FIFO, a device or a directory is refused, naming what it is). The
+ * receiving side writes into an unnamed file in the destination's directory
+ * and gives it the destination's name only after every byte is written and
+ * synced and neither side was interrupted, so a failed, interrupted or
+ * killed copy never leaves a partial file under that name.
  *
  * Threading: single-threaded (the Comch PE and the DMA PE are progressed
  * from the calling thread).
@@ -62,7 +68,11 @@ enum dma_copy_msg_type {
 	DMA_COPY_MSG_RESPONSE = 2,
 	DMA_COPY_MSG_EXPORT = 3,
 	DMA_COPY_MSG_DONE = 4,
+	DMA_COPY_MSG_INTERRUPTED = 5, /* the sender was stopped by a signal and gives up */
 };
+
+/* What a side fails with when its peer told it that it was interrupted. */
+#define DMA_COPY_PEER_INTERRUPTED DOCA_ERROR_CONNECTION_ABORTED
 
 /* Every message: this header, then (EXPORT only) desc_len descriptor bytes. */
 struct dma_copy_msg {
@@ -89,6 +99,7 @@ struct dma_copy_state {
 	struct dma_copy_cfg *cfg;
 	int msg_pending;    /* a message waits in msg/desc */
 	int protocol_error; /* a second message arrived before the first was consumed, or a malformed one */
+	int peer_stopped;   /* the peer sent INTERRUPTED or an error DONE: it hangs up, do not wait for it */
 	struct dma_copy_msg msg;
 	uint8_t desc[DMA_COPY_MAX_DESC_SIZE];
 };

@@ -555,6 +555,13 @@ static doca_error_t producer_body(struct cc_ctx *cc)
 			progress_or_sleep(pe);
 			continue;
 		}
+		if (result == DOCA_ERROR_NOT_FOUND) {
+			/* The peer's consumer is gone and its expiry event has not
+			 * been progressed yet: the same situation as consumer_expired. */
+			DOCA_LOG_ERR("Peer consumer went away before all messages were sent");
+			result = DOCA_ERROR_NOT_CONNECTED;
+			goto stop_producer;
+		}
 		if (result != DOCA_SUCCESS) {
 			DOCA_LOG_ERR("Failed to submit producer task: %s", doca_error_get_descr(result));
 			goto stop_producer;

@@ -1,9 +1,13 @@
 /*
  * dma_common.c - arguments, resources and callbacks shared by the DMA samples.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <doca_argp.h>
 #include <doca_ctx.h>
@@ -470,4 +474,50 @@ doca_error_t destroy_dma_resources(struct dma_resources *resources)
 		DOCA_ERROR_PROPAGATE(err, tmp);
 	}
 	return err;
+}
+
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* O_NONBLOCK makes the open itself return at once on a FIFO with no peer;
+ * the type is then checked on the descriptor (no window for a swap), and
+ * truncation waits until we know it is a regular file. */
+int dma_open_regular_file(const char *path, int flags, mode_t mode, doca_error_t *err)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, (flags & ~O_TRUNC) | O_NONBLOCK | O_CLOEXEC, mode);
+	if (fd < 0) {
+		DOCA_LOG_ERR("Failed to open %s: %s", path, strerror(errno));
+		*err = errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		DOCA_LOG_ERR("File %s is %s: a regular file is needed", path,
+			     fstat(fd, &st) != 0 ? "not readable" : file_kind(st.st_mode));
+		close(fd);
+		*err = DOCA_ERROR_INVALID_VALUE;
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    ((flags & O_TRUNC) && ftruncate(fd, 0) != 0)) {
+		DOCA_LOG_ERR("Failed to prepare %s: %s", path, strerror(errno));
+		close(fd);
+		*err = DOCA_ERROR_IO_FAILED;
+		return -1;
+	}
+	return fd;
 }

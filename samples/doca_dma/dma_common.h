@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <doca_dev.h>
 #include <doca_dma.h>
@@ -71,6 +72,13 @@ void dma_config_set_defaults(struct dma_config *conf, const char *pci_addr);
  * failure logged. On failure argp is left destroyed; on success the caller
  * calls doca_argp_destroy() at the end. */
 doca_error_t dma_sample_log_init(void);
+
+/* Open a file the user named (flags as for open(2), O_TRUNC honoured) without
+ * ever blocking on a FIFO or a device: anything but a regular file is refused
+ * with an error that says what it is. Returns the descriptor, or -1 with *err
+ * set (NOT_FOUND when it does not exist, INVALID_VALUE when it is not a
+ * regular file, IO_FAILED otherwise) and the reason logged. */
+int dma_open_regular_file(const char *path, int flags, mode_t mode, doca_error_t *err);
 doca_error_t dma_sample_parse_args(int argc, char **argv, void *config, doca_error_t (*register_params)(void));
 
 /* The whole main() of doca_dma_copy_dpu (is_dpu_side) and doca_dma_copy_host:

@@ -17,6 +17,9 @@
 
 #include "argp_priv.h"
 
+/* Largest -j file read (a configuration, not a data set). */
+#define ARGP_JSON_MAX_SIZE (1024 * 1024)
+
 static const char *json_type_word(enum doca_argp_type t)
 {
 	switch (t) {
@@ -135,27 +138,155 @@ static doca_error_t json_program(struct argp_parse *ps, json_object *prog, int *
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t read_root(struct argp_parse *ps, json_object **general, json_object **prog)
+/* What a non-regular file is, for the error message. */
+static const char *json_file_kind(mode_t mode)
 {
-	struct json_object_iterator it, end;
-	json_object *root;
-	struct stat st;
-	int fd;
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
 
-	fd = open(ps->json_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+/*
+ * Read the whole -j file into a NUL-terminated buffer. The open never
+ * blocks (a FIFO without a writer would hang a blocking open), the type is
+ * checked on the open descriptor (no race with a rename), and the size is
+ * bounded before anything is read, and again while reading (the file may grow).
+ */
+static doca_error_t read_json_text(struct argp_parse *ps, char **text, size_t *len)
+{
+	struct stat st;
+	size_t done = 0;
+	char *buf;
+	int fd, fl;
+
+	fd = open(ps->json_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Failed to open JSON file \"%s\": %s", ps->json_path,
 				 strerror(errno));
-	/* a FIFO, a tty or /dev/zero would block or never end */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+
 		close(fd);
-		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "JSON file \"%s\" is not a regular file", ps->json_path);
+		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Failed to inspect JSON file \"%s\": %s", ps->json_path,
+				 strerror(e));
 	}
-	root = json_object_from_fd(fd);
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "JSON file \"%s\" is not a regular file (it is %s)",
+				 ps->json_path, json_file_kind(st.st_mode));
+	}
+	if (st.st_size > ARGP_JSON_MAX_SIZE) {
+		close(fd);
+		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE,
+				 "JSON file \"%s\" is %lld bytes, over the limit of 1 MiB (%d bytes)", ps->json_path,
+				 (long long)st.st_size, ARGP_JSON_MAX_SIZE);
+	}
+	/* A regular file never blocks, but reads stay plain blocking ones. */
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	buf = malloc(ARGP_JSON_MAX_SIZE + 2);
+	if (buf == NULL) {
+		close(fd);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	while (done <= ARGP_JSON_MAX_SIZE) {
+		ssize_t n = read(fd, buf + done, ARGP_JSON_MAX_SIZE + 1 - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Failed to read JSON file \"%s\": %s",
+					 ps->json_path, strerror(e));
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
 	close(fd);
-	if (root == NULL)
-		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Failed to parse JSON file \"%s\": %s", ps->json_path,
-				 json_util_get_last_err() != NULL ? json_util_get_last_err() : "invalid JSON");
+	if (done > ARGP_JSON_MAX_SIZE) {
+		free(buf);
+		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE,
+				 "JSON file \"%s\" grew over the limit of 1 MiB (%d bytes) while being read", ps->json_path,
+				 ARGP_JSON_MAX_SIZE);
+	}
+	buf[done] = '\0';
+	*text = buf;
+	*len = done;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Parse exactly one JSON value: json_object_from_fd() stops after the first
+ * value and ignores whatever follows, so "{...} garbage" would be accepted.
+ * Only white space may follow the value.
+ */
+static doca_error_t parse_json_text(struct argp_parse *ps, const char *text, size_t len, json_object **out)
+{
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
+	json_object *root;
+	size_t end;
+
+	if (len >= INT_MAX)
+		return DOCA_ERROR_INVALID_VALUE;
+	tok = json_tokener_new();
+	if (tok == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	/* len + 1: the terminating NUL ends a top-level number or literal, as at end of file */
+	root = json_tokener_parse_ex(tok, text, (int)len + 1);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (end > len)
+		end = len;
+	if (root == NULL) {
+		if (jerr == json_tokener_continue || jerr == json_tokener_success)
+			return argp_fail(ps, DOCA_ERROR_INVALID_VALUE,
+					 "Failed to parse JSON file \"%s\": unexpected end of file at offset %zu",
+					 ps->json_path, len);
+		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "Failed to parse JSON file \"%s\": %s at offset %zu",
+				 ps->json_path, json_tokener_error_desc(jerr), end);
+	}
+	while (end < len && strchr(" \t\r\n", text[end]) != NULL && text[end] != '\0')
+		end++;
+	if (end < len) {
+		json_object_put(root);
+		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE,
+				 "Failed to parse JSON file \"%s\": unexpected data after the JSON value at offset %zu",
+				 ps->json_path, end);
+	}
+	*out = root;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t read_root(struct argp_parse *ps, json_object **general, json_object **prog)
+{
+	struct json_object_iterator it, end;
+	json_object *root = NULL;
+	doca_error_t ret;
+	size_t len = 0;
+	char *text = NULL;
+
+	ret = read_json_text(ps, &text, &len);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	ret = parse_json_text(ps, text, len, &root);
+	free(text);
+	if (ret != DOCA_SUCCESS)
+		return ret;
 	ps->json_root = root;
 	if (!json_object_is_type(root, json_type_object))
 		return argp_fail(ps, DOCA_ERROR_INVALID_VALUE, "JSON file \"%s\" must hold an object", ps->json_path);

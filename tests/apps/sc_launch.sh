@@ -250,6 +250,44 @@ consumer-cap)
 	expect_log server "Consumer does not support message size. Requested: $size, max:"
 	expect_fabric_empty
 	;;
+double-term)
+	# Two SIGTERMs in quick succession (the second lands during the teardown
+	# the first started): the process still ends by itself, promptly, and
+	# removes its socket. Waiting servers first, with growing gaps, then each
+	# side of a running transfer.
+	for gap in 0 0.005 0.02 0.1; do
+		server -s 256 -n 10 -p "$ARM_PF" -r "$HOST_FN"
+		wait_listen "$PID_server" || fatal "server never listened"
+		kill -TERM "$PID_server"
+		[ "$gap" = 0 ] || sleep "$gap"
+		kill -TERM "$PID_server" 2>/dev/null
+		wait_exit "$PID_server" 10 || fail "server (gap $gap) did not exit within 10 s"
+		[ "$RC" -ne 0 ] && [ "$RC" -lt 128 ] || fail "server (gap $gap) exited with $RC, expected its own failure status"
+		expect_log server "Interrupted while waiting for a client connection"
+		expect_fabric_empty
+		mv "$LOGS/server.log" "$LOGS/waiting-$gap-server.log"
+	done
+	for victim in server client; do
+		server -s 64 -n 100000000 -p "$ARM_PF" -r "$HOST_FN"
+		wait_listen "$PID_server" || fatal "server never listened"
+		client -s 64 -n 100000000 -p "$HOST_FN"
+		wait_log server "Client connected" 20 || fatal "client never connected"
+		sleep 0.5
+		if [ "$victim" = server ]; then other=client; else other=server; fi
+		vpid="PID_$victim"
+		opid="PID_$other"
+		kill -TERM "${!vpid}"
+		sleep 0.002
+		kill -TERM "${!vpid}" 2>/dev/null
+		wait_exit "${!vpid}" 10 || fail "$victim did not exit within 10 s of two SIGTERMs"
+		[ "$RC" -ne 0 ] && [ "$RC" -lt 128 ] || fail "$victim exited with $RC, expected its own failure status"
+		wait_exit "${!opid}" 10 || fail "$other did not exit within 10 s of its peer's interruption"
+		[ "$RC" -ne 0 ] || fail "$other exited with success after its peer was interrupted"
+		expect_fabric_empty
+		mv "$LOGS/server.log" "$LOGS/transfer-$victim-server.log"
+		mv "$LOGS/client.log" "$LOGS/transfer-$victim-client.log"
+	done
+	;;
 kill-server | kill-client)
 	victim=${SCENARIO#kill-}
 	server -s 64 -n 100000000 -p "$ARM_PF" -r "$HOST_FN"

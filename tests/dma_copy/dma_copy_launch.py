@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -303,6 +304,89 @@ def kill_mid_copy(e, victim, direction):
     e.only_files(os.path.dirname(dst), [])
 
 
+def fabric_empty(e):
+    left = sorted(os.listdir(e.fab))
+    check(left == [], "the fabric directory still holds %s after both sides exited" % left)
+
+
+def special_files_refused(e):
+    """A FIFO, a directory or a device named by -f is refused at once with a
+    message naming the path and what it is; nothing blocks on it, nothing
+    replaces it."""
+    fifo = os.path.join(e.work, "fifo")
+    os.mkfifo(fifo)
+    # host source: a FIFO (stat finds it, so the host would send it)
+    rh, h, rd, d = e.pair(fifo, os.path.join(e.ddir, "dst.bin"))
+    check(rh != 0 and rd != 0, "host FIFO: host rc %s, dpu rc %s, expected both to fail" % (rh, rd))
+    check("The file %s is not a regular file (it is a FIFO)" % fifo in h.text(), "host did not name the FIFO")
+    check("The host side failed" in d.text(), "dpu did not report the host's failure")
+    e.only_files(e.ddir, [])
+    # Arm-side source (DPU -> host): a FIFO, a device
+    for src, kind in ((fifo, "a FIFO"), ("/dev/zero", "a character device")):
+        rh, h, rd, d = e.pair(os.path.join(e.hdir, "dst.bin"), src)
+        check(rh != 0 and rd != 0, "dpu source %s: host rc %s, dpu rc %s, expected both to fail" % (src, rh, rd))
+        check("The file %s is not a regular file (it is %s)" % (src, kind) in d.text(), "dpu did not name %s" % src)
+        check("The DPU refused the copy" in h.text(), "host did not report the refusal")
+        e.only_files(e.hdir, [])
+    # Arm-side destination (host -> DPU): refused before anything is transferred
+    src = os.path.join(e.hdir, "src.bin")
+    make_file(src, 5000)
+    sub = os.path.join(e.ddir, "sub")
+    os.mkdir(sub)
+    for dst, kind in ((fifo, "a FIFO"), (sub, "a directory"), ("/dev/null", "a character device")):
+        rh, h, rd, d = e.pair(src, dst)
+        check(rh != 0 and rd != 0, "dpu destination %s: host rc %s, dpu rc %s, expected both to fail" % (dst, rh, rd))
+        check("Destination %s exists and is not a regular file (it is %s)" % (dst, kind) in d.text(),
+              "dpu did not refuse the destination %s" % dst)
+        check("The DPU refused the copy" in h.text(), "host did not report the refusal")
+        check("Copying" not in d.text(), "dpu started a copy into %s" % dst)
+    check(os.path.exists(fifo) and not os.path.isfile(fifo), "the FIFO was replaced")
+    e.only_files(e.ddir, ["sub"])
+    e.only_files(sub, [])
+    fabric_empty(e)
+
+
+def interrupt_mid_copy(e, victim, direction, sig):
+    """SIGINT/SIGTERM one side in the middle of the DMA loop (49152 chunks of
+    1 KiB, most of a second of work even unsanitized): both sides stop within
+    2 s, fail, say why, and leave no destination file, no temporary file and
+    nothing in the fabric."""
+    e.chunk_topology(1024)
+    size = 48 * MIB
+    if direction == "h2d":
+        src, dst = os.path.join(e.hdir, "src.bin"), os.path.join(e.ddir, "dst.bin")
+        host_path, dpu_path = src, dst
+    else:
+        src, dst = os.path.join(e.ddir, "src.bin"), os.path.join(e.hdir, "dst.bin")
+        host_path, dpu_path = dst, src
+    digest = make_file(src, size)
+    d = e.start_dpu(dpu_path)
+    h = e.start_host(host_path)
+    d.wait_line("Copying %d bytes" % size)
+    time.sleep(0.02)
+    check(d.p.poll() is None and h.p.poll() is None, "the copy ended before the signal could be sent")
+    v, peer = (h, d) if victim == "host" else (d, h)
+    t0 = time.monotonic()
+    v.kill(sig)
+    rv = v.wait(10)
+    tv = time.monotonic() - t0
+    rp = peer.wait(10)
+    tp = time.monotonic() - t0
+    check(rv != 0 and rp != 0, "%s (signalled) rc %s, peer rc %s, expected both to fail" % (victim, rv, rp))
+    check(tv < 2.0 and tp < 2.0, "%s took %.2fs and its peer %.2fs to stop, expected under 2s" % (victim, tv, tp))
+    check("Interrupted during the DMA copy" in v.text() or "Interrupted while waiting for the" in v.text(),
+          "%s did not say where it was interrupted" % victim)
+    check("DMA copy interrupted" in v.text(), "%s did not say it was interrupted" % victim)
+    check("connection to the peer is gone" not in v.text(), "%s blamed its peer for its own interruption" % victim)
+    who = "host" if victim == "host" else "DPU"
+    check("The %s side was interrupted" % who in peer.text(), "the peer did not say the %s was interrupted" % who)
+    check("DMA copy failed: the %s side was interrupted" % who in peer.text(), "the peer's final line lacks the reason")
+    check(not os.path.exists(dst), "the destination %s exists after an interrupted copy" % dst)
+    e.only_files(os.path.dirname(dst), [])
+    check(sha(src) == digest, "the source file changed")
+    fabric_empty(e)
+
+
 def app_host_first(e):
     """The host started before the Arm side waits for the server, then copies."""
     src = os.path.join(e.hdir, "src.bin")
@@ -365,6 +449,25 @@ def sample_missing_files(e):
              e.env, e.work)
     check(d.wait() != 0, "dpu sample succeeded without its files")
     check("Failed to read the export descriptor file" in d.text(), "no clear error for the missing descriptor file")
+
+
+def sample_special_files(e):
+    # A FIFO (or a directory) where a file path belongs: refused at once,
+    # not a read or a write that blocks forever waiting for a peer.
+    fifo = os.path.join(e.work, "fifo")
+    os.mkfifo(fifo)
+    d = Proc("dpu", [e.dpu_sample, "-p", ARM_PF, "-d", fifo, "-b", fifo], e.env, e.work)
+    check(d.wait() != 0, "dpu sample accepted a FIFO as its descriptor file")
+    check("is a FIFO: a regular file is needed" in d.text(), "no clear error for the FIFO descriptor file")
+    procs.remove(d)
+    for target in [fifo, e.work]:
+        h = Proc("host", [e.host_sample, "-p", HOST_FN, "-t", "x", "-d", target, "-b",
+                          os.path.join(e.work, "info.txt")], e.env, e.work, stdin=subprocess.DEVNULL)
+        check(h.wait() != 0, "host sample wrote its descriptor into %s" % target)
+        check("a regular file is needed" in h.text() or "Failed to open" in h.text(),
+              "no clear error for the descriptor path %s" % target)
+        procs.remove(h)
+    check(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced")
 
 
 def sample_bad_info(e):
@@ -458,6 +561,11 @@ SCENARIOS = {
     "app-kill-host-d2h": lambda e: kill_mid_copy(e, "host", "d2h"),
     "app-kill-dpu-h2d": lambda e: kill_mid_copy(e, "dpu", "h2d"),
     "app-kill-dpu-d2h": lambda e: kill_mid_copy(e, "dpu", "d2h"),
+    "app-special-files": special_files_refused,
+    "app-int-host-h2d": lambda e: interrupt_mid_copy(e, "host", "h2d", signal.SIGINT),
+    "app-int-dpu-h2d": lambda e: interrupt_mid_copy(e, "dpu", "h2d", signal.SIGTERM),
+    "app-int-host-d2h": lambda e: interrupt_mid_copy(e, "host", "d2h", signal.SIGTERM),
+    "app-int-dpu-d2h": lambda e: interrupt_mid_copy(e, "dpu", "d2h", signal.SIGINT),
     "app-host-first": app_host_first,
     "app-args": app_args,
     "sample-text": lambda e: sample_text(e, "hello from the host"),
@@ -465,6 +573,7 @@ SCENARIOS = {
     "sample-max-text": lambda e: sample_text(e, "m" * 4096, ["-ns", "4", "-nd", "2"]),
     "sample-missing-files": sample_missing_files,
     "sample-bad-buffer-info": sample_bad_info,
+    "sample-special-files": sample_special_files,
     "sample-corrupt-desc": sample_corrupt_desc,
     "sample-host-gone": sample_host_gone,
     "sample-args": sample_args,

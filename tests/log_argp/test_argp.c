@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -399,6 +400,14 @@ static void test_multi_values(void **state)
 
 /* ---- JSON ---- */
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static char *write_tmp(const char *content)
 {
 	char *path = strdup("/tmp/h1_argp_json_XXXXXX");
@@ -448,6 +457,16 @@ static const struct json_case jcases[] = {
 	{"{\"other\": {}}", {NULL}, DOCA_ERROR_INVALID_VALUE, "Unknown key \"other\""},
 	{"{\"doca_program_flags\": {\"num-tasks\": 2}}", {NULL}, DOCA_ERROR_INVALID_VALUE,
 	 "Missing mandatory flag -p/--pci-addr"},
+	/* exactly one JSON value: trailing white space is fine, anything else is refused with its offset */
+	{"{\"doca_program_flags\": {\"pci-addr\": \"03:00.0\"}}\n \t\r\n", {NULL}, DOCA_SUCCESS, NULL, "03:00.0", 0},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"03:00.0\"}} garbage", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "unexpected data after the JSON value at offset 48"},
+	{"{\"doca_program_flags\": {\"pci-addr\": \"03:00.0\"}}{}", {NULL}, DOCA_ERROR_INVALID_VALUE,
+	 "unexpected data after the JSON value at offset 47"},
+	{"{}\n}", {NULL}, DOCA_ERROR_INVALID_VALUE, "unexpected data after the JSON value at offset 3"},
+	{"", {NULL}, DOCA_ERROR_INVALID_VALUE, "Failed to parse JSON file"},
+	{"{\"doca_program_flags\": ", {NULL}, DOCA_ERROR_INVALID_VALUE, "unexpected end of data at offset 23"},
+	{"12", {NULL}, DOCA_ERROR_INVALID_VALUE, "must hold an object"},
 	{NULL, {NULL}, DOCA_ERROR_INVALID_VALUE, "Failed to open JSON file"},
 };
 
@@ -496,16 +515,19 @@ static void test_json_cases(void **state)
 	}
 }
 
-/* A FIFO, a device or a directory as -j must be refused, not read forever. */
+/* A FIFO, a device or a directory as -j must be refused (saying what it is), not read forever. */
 static void test_json_not_regular(void **state)
 {
 	char dir[] = "/tmp/h1_argp_fifo_XXXXXX", fifo[64];
 	const char *paths[] = {"/dev/zero", dir, fifo};
+	const char *kinds[] = {"(it is a character device)", "(it is a directory)", "(it is a FIFO)"};
 	size_t i;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(fifo, sizeof(fifo), "%s/cfg.json", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
+	/* a watchdog: a blocking open or read of the FIFO would hang here */
+	alarm(20);
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		char *argv[] = {"prog", "-j", (char *)paths[i], NULL};
 		struct capture cap;
@@ -516,12 +538,63 @@ static void test_json_not_regular(void **state)
 		capture_begin(&cap);
 		ret = doca_argp_start(3, argv);
 		free(capture_end(&cap));
-		if (ret != DOCA_ERROR_INVALID_VALUE || strstr(log_line, "is not a regular file") == NULL)
+		if (ret != DOCA_ERROR_INVALID_VALUE || strstr(log_line, "is not a regular file") == NULL ||
+		    strstr(log_line, paths[i]) == NULL || strstr(log_line, kinds[i]) == NULL)
 			fail_msg("%s: got %s, log \"%s\"", paths[i], doca_error_get_name(ret), log_line);
 		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
 	}
+	alarm(0);
 	unlink(fifo);
 	rmdir(dir);
+}
+
+/* A -j file over 1 MiB is refused by its size, before a byte of it is read. */
+static void test_json_too_big(void **state)
+{
+	char *path = write_tmp("{\"doca_program_flags\": {\"pci-addr\": \"03:00.0\"}}");
+	const off_t sizes[] = {300ll * 1024 * 1024, 1024 * 1024 + 1};
+	char want[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *argv[] = {"prog", "-j", path, NULL};
+		struct capture cap;
+		struct cfg c;
+		doca_error_t ret;
+		uint64_t t0;
+
+		/* sparse: the JSON object, then holes (NUL bytes) up to the size */
+		assert_int_equal(truncate(path, sizes[i]), 0);
+		snprintf(want, sizeof(want), "is %lld bytes, over the limit of 1 MiB (1048576 bytes)",
+			 (long long)sizes[i]);
+		setup_parser("prog", &c, true);
+		t0 = now_ms();
+		capture_begin(&cap);
+		ret = doca_argp_start(3, argv);
+		free(capture_end(&cap));
+		if (ret != DOCA_ERROR_INVALID_VALUE || strstr(log_line, want) == NULL || strstr(log_line, path) == NULL)
+			fail_msg("%lld bytes: got %s, log \"%s\"", (long long)sizes[i], doca_error_get_name(ret), log_line);
+		/* refused by size: reading and parsing 300 MiB would take far longer */
+		assert_true(now_ms() - t0 < 1000);
+		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	}
+	/* exactly at the limit it is read, and the NUL padding after the object is refused */
+	assert_int_equal(truncate(path, 1024 * 1024), 0);
+	{
+		char *argv[] = {"prog", "-j", path, NULL};
+		struct capture cap;
+		struct cfg c;
+
+		setup_parser("prog", &c, true);
+		capture_begin(&cap);
+		assert_int_equal(doca_argp_start(3, argv), DOCA_ERROR_INVALID_VALUE);
+		free(capture_end(&cap));
+		if (strstr(log_line, "unexpected data after the JSON value at offset 47") == NULL)
+			fail_msg("1 MiB file: log \"%s\"", log_line);
+		assert_int_equal(doca_argp_destroy(), DOCA_SUCCESS);
+	}
+	unlink(path);
+	free(path);
 }
 
 /* ---- -h / -v exit 0 in a child ---- */
@@ -1147,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_multi_values),
 		cmocka_unit_test(test_json_cases),
 		cmocka_unit_test(test_json_not_regular),
+		cmocka_unit_test(test_json_too_big),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_cmd_bad_args),
 		cmocka_unit_test(test_commands),

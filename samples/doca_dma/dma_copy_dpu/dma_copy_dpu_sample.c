@@ -3,11 +3,13 @@
  * DMA-copy the host's text into local memory, log it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -31,11 +33,17 @@ static doca_error_t read_small_file(const char *path, size_t max, char **out, si
 	FILE *f;
 	char *data;
 	size_t n;
+	doca_error_t err;
+	int fd;
 
-	f = fopen(path, "rb");
+	fd = dma_open_regular_file(path, O_RDONLY, 0, &err);
+	if (fd < 0)
+		return err;
+	f = fdopen(fd, "rb");
 	if (f == NULL) {
 		DOCA_LOG_ERR("Failed to open %s: %s", path, strerror(errno));
-		return errno == ENOENT ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_IO_FAILED;
+		close(fd);
+		return DOCA_ERROR_IO_FAILED;
 	}
 	data = malloc(max + 1);
 	if (data == NULL) {

@@ -42,13 +42,12 @@ static doca_error_t export_pci_is_supported(struct doca_devinfo *devinfo)
 static doca_error_t write_whole_file(const char *path, const void *data, size_t len)
 {
 	const char *p = data;
+	doca_error_t err;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		DOCA_LOG_ERR("Failed to open %s for writing: %s", path, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
+	fd = dma_open_regular_file(path, O_WRONLY | O_CREAT | O_TRUNC, 0600, &err);
+	if (fd < 0)
+		return err;
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
