@@ -10,7 +10,7 @@
 # Each tree is what /opt/mellanox/doca holds on a DOCA machine:
 #   include/                       public headers, doca_build_config.h, doca_version.h
 #   lib/<multiarch>/               libdoca_*.so*, pkgconfig/doca-*.pc
-#   tools/doca_caps
+#   tools/doca_caps, tools/doca_bench
 #   samples/<lib>/<sample>/        sample sources and the built doca_<sample>
 #   applications/<app>/            application sources, bin/doca_<app>
 #
@@ -62,7 +62,7 @@ place_programs() {
 		[ -e "$exe" ] || continue
 		base=$(basename "$exe")
 		name=${base#doca_}
-		if [ "$base" = doca_caps ]; then
+		if [ "$base" = doca_caps ] || [ "$base" = doca_bench ]; then
 			dest="$tree/tools"
 		elif [ -d "$src/applications/$name" ]; then
 			dest="$tree/applications/$name/bin"

@@ -1,0 +1,90 @@
+/*
+ * doca_bench.c - softdoca's doca_bench: parse, open the device, run every
+ * test permutation (one per sweep value), print and write the CSV.
+ * See doca_bench.h for the model and the module split.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <doca_dev.h>
+
+#include "doca_bench.h"
+
+static void apply_sweep(struct bench_cfg *cfg, uint64_t v)
+{
+	switch (cfg->sweep) {
+	case BENCH_SWEEP_JOB_SIZE:
+		cfg->job_size = v;
+		break;
+	case BENCH_SWEEP_CORE_COUNT:
+		cfg->core_count = (uint32_t)v;
+		break;
+	case BENCH_SWEEP_THREADS_PER_CORE:
+		cfg->threads_per_core = (uint32_t)v;
+		break;
+	default:
+		break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_cfg cfg, run;
+	struct bench_remote remote = {0};
+	struct bench_result res;
+	struct doca_dev *dev = NULL;
+	FILE *csv = NULL;
+	uint32_t i, n;
+	int rc;
+
+	rc = bench_parse(argc, argv, &cfg);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	if (bench_open_dev(cfg.device, &dev) != 0)
+		return 1;
+	if (cfg.companion_role) {
+		rc = bench_companion_run(&cfg, dev);
+		doca_dev_close(dev);
+		return rc == 0 ? 0 : 1;
+	}
+	if ((cfg.remote_input || cfg.remote_output) && bench_remote_import(&cfg, dev, &remote) != 0) {
+		doca_dev_close(dev);
+		return 1;
+	}
+	if (cfg.csv_file != NULL && bench_csv_open(&cfg, &csv) != 0) {
+		rc = 1;
+		goto out;
+	}
+	n = cfg.n_sweep ? cfg.n_sweep : 1;
+	rc = 0;
+	for (i = 0; i < n && rc == 0; i++) {
+		run = cfg;
+		if (cfg.n_sweep)
+			apply_sweep(&run, cfg.sweep_values[i]);
+		if (cfg.n_sweep)
+			printf("Sweep %u/%u: %s = %" PRIu64 "\n", i + 1, n, bench_sweep_name(cfg.sweep),
+			       cfg.sweep_values[i]);
+		bench_print_permutation(stdout, &run);
+		printf("Executing...\n");
+		fflush(stdout);
+		if (bench_run_dma(&run, dev, remote.mmap ? &remote : NULL, &res) != 0) {
+			rc = 1;
+			break;
+		}
+		bench_print_result(stdout, &run, &res);
+		if (csv != NULL)
+			bench_csv_row(csv, &run, &res);
+		fflush(stdout);
+	}
+	if (csv != NULL && fclose(csv) != 0) {
+		fprintf(stderr, "doca_bench: writing %s failed\n", cfg.csv_file);
+		rc = 1;
+	}
+	if (rc == 0)
+		printf("[main] Completed! tearing down...\n");
+out:
+	bench_remote_release(&remote);
+	doca_dev_close(dev);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * doca_bench.h - softdoca's doca_bench: a compatible subset of NVIDIA's
+ * doca_bench (the DOCA pipeline benchmark in /opt/mellanox/doca/tools).
+ *
+ * Model: one test permutation = one run of the pipeline (today one step,
+ * doca_dma) on T threads (cores x threads per core). Each thread owns its
+ * progress engine, DMA context, inventory, memory and tasks; the threads
+ * share the doca_dev only. A run is: build everything, warm-up jobs (timed
+ * by nobody), then the measured jobs until a run limit, then drain. A sweep
+ * runs one permutation per value of the swept option.
+ *
+ * Modules: doca_bench_opts.c parses and checks the command line into a
+ * struct bench_cfg; doca_bench_dma.c runs one permutation and fills a
+ * struct bench_result; doca_bench_report.c prints and writes the CSV;
+ * doca_bench_remote.c is the companion that exports host memory and the
+ * import on the measuring side; doca_bench.c ties them together.
+ */
+#ifndef DOCA_BENCH_H
+#define DOCA_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_MAX_CORES 256
+#define BENCH_MAX_THREADS 256
+#define BENCH_MAX_SWEEP 64
+#define BENCH_MAX_INFLIGHT 4096
+
+enum bench_mode {
+	BENCH_MODE_THROUGHPUT,
+	BENCH_MODE_LATENCY,
+};
+
+enum bench_sweep_param {
+	BENCH_SWEEP_NONE,
+	BENCH_SWEEP_JOB_SIZE,
+	BENCH_SWEEP_CORE_COUNT,
+	BENCH_SWEEP_THREADS_PER_CORE,
+};
+
+struct bench_cfg {
+	const char *device;       /* PCI address, NULL = first DMA-capable device */
+	enum bench_mode mode;
+	uint64_t job_size;        /* --uniform-job-size */
+	uint64_t out_size;        /* --job-output-buffer-size, 0 = job_size */
+	double run_limit_seconds; /* 0 = none */
+	uint64_t run_limit_jobs;  /* per run (all threads), 0 = none */
+	uint64_t run_limit_bytes; /* per run, 0 = none */
+	uint64_t warm_up_jobs;    /* per thread */
+	uint32_t job_count;       /* --data-provider-job-count: tasks per thread kept in flight */
+	int cores[BENCH_MAX_CORES];
+	uint32_t n_cores;         /* the selected core set */
+	uint32_t core_count;      /* first N of the set, 0 = all */
+	uint32_t threads_per_core;
+	bool remote_input;        /* --use-remote-input-buffers */
+	bool remote_output;       /* --use-remote-output-buffers */
+	const char *companion;    /* --companion-connection-string */
+	const char *csv_file;
+	bool csv_append;
+	enum bench_sweep_param sweep;
+	uint64_t sweep_values[BENCH_MAX_SWEEP];
+	uint32_t n_sweep;
+	/* softdoca extension: run as the companion (export memory, wait) */
+	bool companion_role;
+	uint64_t companion_size;
+};
+
+/* Latency figures of one step, in nanoseconds (from sampled tasks). */
+struct bench_latency {
+	uint64_t samples;
+	uint64_t min, median, p99, p999, max;
+	double mean;
+};
+
+struct bench_result {
+	uint32_t threads;
+	uint64_t duration_ns;     /* first measured submit to last completion (slowest thread) */
+	uint64_t enqueued;
+	uint64_t dequeued;
+	uint64_t bytes_in;        /* bytes read by the step */
+	uint64_t bytes_out;       /* bytes written */
+	struct bench_latency lat;
+};
+
+/* The remote memory seen by the measuring side (imported from the companion). */
+struct bench_remote {
+	struct doca_mmap *mmap;
+	uint8_t *addr;
+	size_t len;
+	char *path; /* descriptor file, removed when done */
+};
+
+/* doca_bench_opts.c: 0 = run, 1 = done (help/version printed), <0 = error (printed). */
+int bench_parse(int argc, char **argv, struct bench_cfg *cfg);
+const char *bench_sweep_name(enum bench_sweep_param p);
+
+/* doca_bench_dma.c */
+struct doca_dev;
+int bench_open_dev(const char *pci, struct doca_dev **dev);
+int bench_run_dma(const struct bench_cfg *cfg, struct doca_dev *dev, const struct bench_remote *remote,
+		  struct bench_result *res);
+
+/* doca_bench_report.c */
+void bench_print_permutation(FILE *f, const struct bench_cfg *cfg);
+void bench_print_result(FILE *f, const struct bench_cfg *cfg, const struct bench_result *res);
+int bench_csv_open(const struct bench_cfg *cfg, FILE **out);
+void bench_csv_row(FILE *f, const struct bench_cfg *cfg, const struct bench_result *res);
+void bench_latency_compute(uint64_t *samples, uint64_t n, struct bench_latency *lat);
+
+/* doca_bench_remote.c */
+int bench_companion_run(const struct bench_cfg *cfg, struct doca_dev *dev);
+int bench_remote_import(const struct bench_cfg *cfg, struct doca_dev *dev, struct bench_remote *remote);
+void bench_remote_release(struct bench_remote *remote);
+
+uint32_t bench_thread_count(const struct bench_cfg *cfg);
+
+#endif
