@@ -3,11 +3,22 @@
 # As root it installs them; otherwise it prints the exact command to run.
 # With --deb: also what `make deb` needs (dpkg-buildpackage, debhelper,
 # lintian); `make test` does not need them (the package test skips without).
+# With --bench: also what `make bench` uses beyond the build: DPDK's dmadev
+# with its dma_skeleton driver (the peer measured beside softdoca's DMA) and
+# gnuplot (the plot next to the CSV). The bench runs without them and says
+# which figures it left out.
 set -eu
 PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3 clang libclang-rt-14-dev"
-if [ "${1:-}" = --deb ]; then
-	PKGS="$PKGS dpkg-dev debhelper fakeroot lintian"
-fi
+for arg in "$@"; do
+	case "$arg" in
+	--deb) PKGS="$PKGS dpkg-dev debhelper fakeroot lintian" ;;
+	--bench) PKGS="$PKGS libdpdk-dev librte-dma-skeleton23 librte-dmadev23 gnuplot-nox" ;;
+	*)
+		echo "usage: install-deps.sh [--deb] [--bench]" >&2
+		exit 2
+		;;
+	esac
+done
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

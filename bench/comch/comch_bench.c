@@ -1,6 +1,6 @@
 /*
  * comch_bench - what the Comch fast path costs between two processes,
- * measured next to an AF_UNIX socketpair in the same run.
+ * measured next to AF_UNIX SOCK_SEQPACKET in the same run.
  *
  * The host-flavor build is the client: for each message size (64 B, 256 B,
  * 4 KiB, 64 KiB) it starts the dpu-flavor build of itself as the server
@@ -8,103 +8,110 @@
  * $SOFTDOCA_PEER_BUILD_DIR/bench/comch/comch_bench) in a private fabric
  * directory, creates a producer on the connection and streams messages into
  * the server's consumer, which has min(1024, 4 MiB / size) receive buffers
- * posted and reposts each as soon as it completes. A run ends when the server
- * reports (control message) that it received them all. The baseline sends
- * the same messages, one write() each, over a socketpair to a forked reader
- * that reads them one by one.
+ * posted and reposts each as soon as it completes. A repetition ends when the
+ * server reports (control message) that it received them all. The baseline
+ * sends the same messages, one send() each, over an AF_UNIX SOCK_SEQPACKET
+ * socketpair to a forked reader that receives them one by one; the server is
+ * stopped (SIGSTOP) meanwhile, so that its polling does not compete with it.
  *
- * usage (host build): comch_bench [--peer PATH] [--scale F] [--min-size BYTES] [--max-size BYTES]
+ * Repetitions alternate the two (-r, default 5), each sized by a warm-up to
+ * last about -t seconds. Rows (bench/common/bench_util.h): the median of
+ * messages/s, the spread, the CPU cost of both processes (getrusage of this
+ * one, /proc/PID/stat of the server or the reader) per GB and per million
+ * messages, and comch_fp's ratio to af_unix_seqpacket repetition by
+ * repetition.
+ *
+ * --load N: the oversubscribed run (64 B and 64 KiB unless sizes are given):
+ * N busy-loop processes per core run during both the fast path and the
+ * baseline; the per-repetition ratios are printed.
+ *
+ * usage (host build): comch_bench [--peer PATH] [-r REPS] [-t SECONDS] [--min-size BYTES] [--max-size BYTES]
+ *                                 [--csv FILE] [--load N]
  */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <sys/socket.h>
 
+#include "common/bench_util.h"
 
 #define FP_PEER_MAIN fp_peer_main
 #include "fp_peer.c"
 
-struct run {
-	uint32_t size;
-	uint64_t n_fp, n_sock;
-};
-
-static struct run runs[] = {
-	{64, 4000000, 400000},
-	{256, 4000000, 400000},
-	{4096, 1000000, 200000},
-	{65536, 100000, 50000},
-};
+static const uint32_t sizes[] = {64, 256, 4096, 65536};
 
 /* ---- baseline ------------------------------------------------------------ */
 
-static int read_full(int fd, void *p, size_t n)
+/* n messages of size bytes over SOCK_SEQPACKET to a forked reader; false on failure. */
+static bool bench_seqpacket(uint32_t size, uint64_t n, struct bu_series *out)
 {
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = read(fd, (uint8_t *)p + got, n - got);
-
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-static double bench_socketpair(uint32_t size, uint64_t n)
-{
-	int sv[2];
+	int sv[2], sndbuf = 4 << 20;
 	uint8_t *buf = malloc(size);
-	double t0, t1;
+	double t0, t1, c0, c1, peer_cpu;
 	char ack;
 	pid_t pid;
 
-	if (buf == NULL || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		return -1;
+	if (buf == NULL || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+		free(buf);
+		return false;
+	}
+	/* Room for a few messages of the largest size in flight. */
+	(void)setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	memset(buf, 0x5a, size);
 	pid = fork();
 	if (pid == 0) {
 		close(sv[0]);
-		for (uint64_t i = 0; i < n; i++)
-			if (read_full(sv[1], buf, size) != 0)
+		for (uint64_t i = 0; i < n; i++) {
+			ssize_t r = recv(sv[1], buf, size, 0);
+
+			if (r < 0 && errno == EINTR) {
+				i--;
+				continue;
+			}
+			if (r != (ssize_t)size)
 				_exit(1);
+		}
 		ack = 1;
-		if (write(sv[1], &ack, 1) != 1)
+		if (send(sv[1], &ack, 1, 0) != 1)
 			_exit(1);
 		_exit(0);
 	}
 	close(sv[1]);
-	t0 = fp_now();
+	c0 = bu_cpu();
+	t0 = bu_now();
 	for (uint64_t i = 0; i < n; i++) {
-		size_t off = 0;
+		ssize_t w = send(sv[0], buf, size, 0);
 
-		while (off < size) {
-			ssize_t w = write(sv[0], buf + off, size - off);
-
-			if (w <= 0) {
-				if (w < 0 && errno == EINTR)
-					continue;
-				goto out;
-			}
-			off += (size_t)w;
+		if (w < 0 && errno == EINTR) {
+			i--;
+			continue;
 		}
+		if (w != (ssize_t)size)
+			goto out;
 	}
-	if (read_full(sv[0], &ack, 1) != 0)
+	if (recv(sv[0], &ack, 1, 0) != 1)
 		goto out;
-	t1 = fp_now();
+	t1 = bu_now();
+	c1 = bu_cpu();
 	close(sv[0]);
-	waitpid(pid, NULL, 0);
+	{
+		struct rusage ru;
+
+		/* The reader's own CPU time, from its exit. */
+		if (wait4(pid, NULL, 0, &ru) != pid)
+			memset(&ru, 0, sizeof(ru));
+		peer_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+			   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	}
 	free(buf);
-	return (double)n / (t1 - t0);
+	if (out != NULL)
+		bu_add(out, (double)n, t1 - t0, (c1 - c0) + peer_cpu, size);
+	return true;
 out:
 	close(sv[0]);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	free(buf);
-	return -1;
+	return false;
 }
 
 /* ---- fast path ----------------------------------------------------------- */
@@ -219,11 +226,13 @@ static int b_setup(const char *name)
 	return B.peer_cons != 0 ? 0 : -1;
 }
 
-static double bench_fastpath(uint32_t size, uint64_t n, uint64_t *total)
+/* n messages of size bytes through the fast path; false on failure. server:
+ * the peer's pid, whose CPU time counts too. */
+static bool bench_fastpath(uint32_t size, uint64_t n, uint64_t *total, pid_t server, struct bu_series *out)
 {
 	struct doca_buf *b = B.mem.bufs[0];
 	char m[64];
-	double t0, t1;
+	double t0, t1, c0, c1, s0, s1;
 	uint64_t sent = 0, it = 0;
 
 	*total += n;
@@ -231,7 +240,9 @@ static double bench_fastpath(uint32_t size, uint64_t n, uint64_t *total)
 	B.done = false;
 	b_ctrl(m);
 	doca_buf_set_data(b, B.mem.addr, size);
-	t0 = fp_now();
+	s0 = bu_proc_cpu(server);
+	c0 = bu_cpu();
+	t0 = bu_now();
 	while (sent < n) {
 		struct doca_comch_producer_task_send *t;
 		doca_error_t e = doca_comch_producer_task_send_alloc_init(B.prod, b, NULL, 0, B.peer_cons, &t);
@@ -245,7 +256,7 @@ static double bench_fastpath(uint32_t size, uint64_t n, uint64_t *total)
 		}
 		if (e != DOCA_SUCCESS && e != DOCA_ERROR_AGAIN && e != DOCA_ERROR_NO_MEMORY) {
 			fprintf(stderr, "comch_bench: send failed: %s\n", doca_error_get_name(e));
-			return -1;
+			return false;
 		}
 		if (e != DOCA_SUCCESS || (++it & 255) == 0) {
 			if (!doca_pe_progress(B.pe_fp) && e == DOCA_ERROR_AGAIN)
@@ -254,10 +265,14 @@ static double bench_fastpath(uint32_t size, uint64_t n, uint64_t *total)
 				doca_pe_progress(B.pe_cli);
 		}
 	}
-	if (!b_wait(&B.done, 30))
-		return -1;
-	t1 = fp_now();
-	return (double)n / (t1 - t0);
+	if (!b_wait(&B.done, 60))
+		return false;
+	t1 = bu_now();
+	c1 = bu_cpu();
+	s1 = bu_proc_cpu(server);
+	if (out != NULL)
+		bu_add(out, (double)n, t1 - t0, (c1 - c0) + (s0 >= 0 && s1 >= 0 ? s1 - s0 : 0), size);
+	return true;
 }
 
 static void b_teardown(void)
@@ -291,15 +306,127 @@ static void b_teardown(void)
 		doca_dev_close(B.dev);
 }
 
-int main(int argc, char **argv)
+static void usage(void)
 {
-	char peer[512] = "", name[64];
-	double scale = 1.0;
-	uint32_t min_size = 0, max_size = UINT32_MAX;
-	uint64_t total = 0;
+	fprintf(stderr, "usage: comch_bench [--peer PATH] [-r REPS (1..%d)] [-t SECONDS] [--min-size BYTES] "
+			"[--max-size BYTES] [--csv FILE] [--load N (1..8)]\n",
+		BU_MAX_REPS);
+	exit(2);
+}
+
+static unsigned long long parse_num(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "comch_bench: %s: '%s' is not a number in %llu..%llu\n", opt, arg, lo, hi);
+		usage();
+	}
+	return v;
+}
+
+/* How many messages make a repetition of about secs at the rate a warm-up of n saw. */
+static uint64_t calibrate(const struct bu_series *warm, uint64_t n, double secs)
+{
+	double want = warm->n ? warm->ops[warm->n - 1] * secs : (double)n;
+
+	if (want < 1000)
+		want = 1000;
+	if (want > 50e6)
+		want = 50e6;
+	return (uint64_t)want;
+}
+
+/* One size: a fresh server, warm-ups, then reps alternating fast path and baseline. */
+static int one_size(const char *peer, uint32_t size, uint32_t reps, double secs, int load, size_t idx)
+{
+	uint32_t nbufs = (4u << 20) / size;
+	struct bu_series fp = {0}, sock = {0}, wfp = {0}, wsock = {0};
+	char bufs[16], sz[16], name[64], n_fp[32], n_sock[40];
+	uint64_t total = 0, nf, ns;
 	char *fabric;
 	pid_t pid;
 	int rc = 0;
+
+	/* A fresh server per size, whose consumer posts up to 4 MiB of
+	 * receive buffers (at most 1024) of that size. */
+	if (nbufs > 1024)
+		nbufs = 1024;
+	snprintf(bufs, sizeof(bufs), "%u", nbufs);
+	snprintf(sz, sizeof(sz), "%u", size);
+	memset(&B, 0, sizeof(B));
+	fabric = fp_fabric_make();
+	if (fabric == NULL) {
+		perror("comch_bench: fabric directory");
+		return 1;
+	}
+	snprintf(name, sizeof(name), "comch_bench_%d_%zu", getpid(), idx);
+	{
+		char *pargv[] = {(char *)peer, "--serve", name, bufs, sz, NULL};
+
+		pid = fp_spawn(pargv);
+	}
+	if (load) {
+		snprintf(n_fp, sizeof(n_fp), "comch_fp_load%d", load);
+		snprintf(n_sock, sizeof(n_sock), "af_unix_seqpacket_load%d", load);
+	} else {
+		snprintf(n_fp, sizeof(n_fp), "comch_fp");
+		snprintf(n_sock, sizeof(n_sock), "af_unix_seqpacket");
+	}
+	if (b_setup(name) != 0) {
+		fprintf(stderr, "comch_bench: could not set up the fast path with the peer\n");
+		rc = 1;
+		goto out;
+	}
+	/* Warm-ups, which also size the repetitions (quiet, so that a loaded
+	 * run moves as many messages as a quiet one would in secs). */
+	if (!bench_fastpath(size, 20000, &total, pid, &wfp) || kill(pid, SIGSTOP) != 0 ||
+	    !bench_seqpacket(size, 20000, &wsock) || kill(pid, SIGCONT) != 0) {
+		rc = 1;
+		goto fail;
+	}
+	nf = calibrate(&wfp, 20000, secs);
+	ns = calibrate(&wsock, 20000, secs);
+	if (load)
+		bu_load_on();
+	for (uint32_t r = 0; r < reps && rc == 0; r++) {
+		if (!bench_fastpath(size, nf, &total, pid, &fp))
+			rc = 1;
+		else if (kill(pid, SIGSTOP) != 0 || !bench_seqpacket(size, ns, &sock))
+			rc = 1;
+		kill(pid, SIGCONT);
+	}
+	if (load)
+		bu_load_off();
+fail:
+	if (rc != 0) {
+		fprintf(stderr, "comch_bench: run of %u bytes failed\n", size);
+	} else {
+		bu_pair(&fp, &sock);
+		bu_row(n_sock, size, 1, &sock, NULL, load);
+		bu_row(n_fp, size, nbufs, &fp, n_sock, load);
+		if (load)
+			bu_ratios_line("comch_fp/af_unix under load", &fp);
+	}
+out:
+	b_teardown();
+	if (fp_reap(pid, 10) != 0)
+		rc = 1;
+	fp_fabric_remove(fabric);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	char peer[512] = "";
+	uint32_t min_size = 0, max_size = UINT32_MAX, reps = 5;
+	double secs = 0.3;
+	bool sized = false;
+	int rc = 0, load = 0;
+	char *end;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--serve") == 0 && i + 3 < argc) {
@@ -310,14 +437,27 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--peer") == 0 && i + 1 < argc) {
 			snprintf(peer, sizeof(peer), "%s", argv[++i]);
 		} else if (strcmp(argv[i], "--min-size") == 0 && i + 1 < argc) {
-			min_size = (uint32_t)atoi(argv[++i]);
+			min_size = (uint32_t)parse_num("--min-size", argv[++i], 1, UINT32_MAX);
+			sized = true;
 		} else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) {
-			max_size = (uint32_t)atoi(argv[++i]);
-		} else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
-			scale = atof(argv[++i]);
+			max_size = (uint32_t)parse_num("--max-size", argv[++i], 1, UINT32_MAX);
+			sized = true;
+		} else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) {
+			reps = (uint32_t)parse_num("-r", argv[++i], 1, BU_MAX_REPS);
+		} else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+			secs = strtod(argv[++i], &end);
+			if (end == argv[i] || *end != '\0' || !(secs > 0 && secs < 60)) {
+				fprintf(stderr, "comch_bench: -t: '%s' is not a number of seconds in (0, 60)\n",
+					argv[i]);
+				usage();
+			}
+		} else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+			if (!bu_csv_open(argv[++i]))
+				return 1;
+		} else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc) {
+			load = (int)parse_num("--load", argv[++i], 1, 8);
 		} else {
-			fprintf(stderr, "usage: comch_bench [--peer PATH] [--scale F] [--min-size BYTES] [--max-size BYTES]\n");
-			return 2;
+			usage();
 		}
 	}
 #ifdef DOCA_ARCH_DPU
@@ -329,55 +469,25 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	printf("comch_bench: Comch producer -> consumer (two processes, shared memory) vs AF_UNIX socketpair\n");
-	printf("%8s | %12s %10s | %12s %10s | %8s\n", "size", "fp msg/s", "fp GB/s", "sock msg/s", "sock GB/s",
-	       "ratio");
-	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]) && rc == 0; i++) {
-		uint64_t nf = (uint64_t)((double)runs[i].n_fp * scale), ns = (uint64_t)((double)runs[i].n_sock * scale);
-		uint32_t nbufs = (4u << 20) / runs[i].size;
-		char bufs[16], size[16];
-		double f, s;
-
-		if (runs[i].size < min_size || runs[i].size > max_size)
+	/* The competitors first, while this process has no other thread. */
+	if (load && bu_load_start(load) < 0)
+		return 1;
+	if (load)
+		printf("comch_bench --load %d: %d busy-loop process(es) competing (%d per core) during both\n", load,
+		       bu_load_n, load);
+	printf("comch_bench: Comch producer -> consumer (two processes, shared memory) vs AF_UNIX SOCK_SEQPACKET, "
+	       "median of %u alternating repetitions of ~%.2f s\n",
+	       reps, secs);
+	bu_header();
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && rc == 0; i++) {
+		if (sizes[i] < min_size || sizes[i] > max_size)
 			continue;
-		if (nf == 0)
-			nf = 1;
-		if (ns == 0)
-			ns = 1;
-		/* A fresh server per size, whose consumer posts up to 4 MiB of
-		 * receive buffers (at most 1024) of that size. */
-		if (nbufs > 1024)
-			nbufs = 1024;
-		snprintf(bufs, sizeof(bufs), "%u", nbufs);
-		snprintf(size, sizeof(size), "%u", runs[i].size);
-		memset(&B, 0, sizeof(B));
-		total = 0;
-		fabric = fp_fabric_make();
-		snprintf(name, sizeof(name), "comch_bench_%d_%zu", getpid(), i);
-		{
-			char *pargv[] = {peer, "--serve", name, bufs, size, NULL};
-
-			pid = fp_spawn(pargv);
-		}
-		if (b_setup(name) != 0) {
-			fprintf(stderr, "comch_bench: could not set up the fast path with the peer\n");
-			rc = 1;
-		} else {
-			f = bench_fastpath(runs[i].size, nf, &total);
-			s = bench_socketpair(runs[i].size, ns);
-			if (f < 0 || s < 0) {
-				fprintf(stderr, "comch_bench: run of %u bytes failed\n", runs[i].size);
-				rc = 1;
-			} else {
-				printf("%8u | %12.0f %10.3f | %12.0f %10.3f | %7.1fx\n", runs[i].size, f,
-				       f * runs[i].size / 1e9, s, s * runs[i].size / 1e9, f / s);
-				fflush(stdout);
-			}
-		}
-		b_teardown();
-		if (fp_reap(pid, 10) != 0)
-			rc = 1;
-		fp_fabric_remove(fabric);
+		if (load && !sized && sizes[i] != 64 && sizes[i] != 65536)
+			continue;
+		rc = one_size(peer, sizes[i], reps, secs, load, i);
 	}
+	bu_load_stop();
+	if (bu_csv != NULL)
+		fclose(bu_csv);
 	return rc;
 }

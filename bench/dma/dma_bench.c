@@ -2,28 +2,33 @@
  * dma_bench.c - DOCA DMA throughput against plain memcpy of the same buffers.
  *
  * One DMA context, N memcpy tasks kept in flight (each completion callback
- * resubmits its task), sizes 64 B to 64 MiB. For each size it prints tasks/s,
- * GB/s, memcpy GB/s of the same buffer pairs measured in the same run, the
- * ratio, and the CPU time the process used (all threads) per wall second.
+ * resubmits its task), sizes 64 B to 64 MiB; the same buffer pairs copied by
+ * memcpy() in the same run, alternating with the DMA repetitions. Public
+ * DOCA API only: what a user's program calls.
  *
- * Columns: "DMA cpu"/"mcpy cpu" are process CPU seconds per wall second
- * (engine thread included), "Mtask/cpu-s" is DMA tasks per CPU second,
- * "ratio/cpu" the DMA/memcpy ratio of bytes per CPU second. Each
- * figure is the best of ROUNDS alternating runs (the machine may be shared).
+ * Every row is the median over the repetitions (-r, at least 5 for a figure
+ * to quote) with its spread and CPU cost, in the format of
+ * bench/common/bench_util.h; the dma row's ratio is the median of the
+ * per-repetition DMA/memcpy ratios. CPU time is getrusage(RUSAGE_SELF)
+ * around the measured loop, so it includes softdoca's engine thread.
+ *
+ * --load N: the oversubscribed run. N busy-loop processes per core are
+ * forked at start; each repetition measures the size quiet, then with the
+ * competitors running, and prints the loaded/quiet ratio of every repetition.
  *
  * Remote mode (--remote): DMA between this process and the other side of
  * the card. It runs dma_exporter from the other flavor's build (--peer-build
  * DIR, default $SOFTDOCA_PEER_BUILD_DIR; its libraries from DIR/src), which
  * exports 128 MiB read-write; tasks read from / write into slices of that
  * mmap (created from the export) while the exporter only waits. Per size
- * (1, 4, 16, 64 MiB) it prints GB/s host->Arm and Arm->host next to memcpy
+ * (1, 4, 16, 64 MiB) it prints host->Arm and Arm->host rows next to memcpy
  * of the same local buffers, measured in the same run, and the ratios. On
  * the Arm (dpu) side host->Arm is a read of the export, Arm->host a write;
  * on the host side the other way round. --exporter-thp backs the exported
- * memory with transparent huge pages (the kernel pins the exporter's pages
- * for each copy: fewer, larger pages cost less).
+ * memory with transparent huge pages.
  *
- * usage: dma_bench [-p PCI] [-n INFLIGHT] [-r ROUNDS] [-t SECONDS] [-s SIZE] [-w spin|notify]
+ * usage: dma_bench [-p PCI] [-n INFLIGHT] [-r REPS] [-t SECONDS] [-s SIZE] [-w spin|notify]
+ *                  [--max-size BYTES] [--csv FILE] [--load N]
  *                  [--remote [--peer-build DIR] [--exporter-thp]]
  */
 #include <errno.h>
@@ -50,6 +55,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "common/bench_util.h"
 #include "dma_remote_util.h"
 
 #define MAX_INFLIGHT 1024
@@ -80,14 +86,6 @@ struct bench {
 	bool stop_submitting;
 	uint32_t outstanding;
 };
-
-static double now_s(int clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, doca_error_t err)
 {
@@ -266,8 +264,10 @@ static void pairs_destroy(struct pair_set *ps)
 	free(ps->dst);
 }
 
-/* Keep the n tasks in flight for about b->seconds; returns copies/s. */
-static double run_tasks(struct bench *b, struct doca_dma_task_memcpy **task, uint32_t n, double *cpu_per_wall)
+/* Keep the n tasks in flight for about b->seconds; records the repetition in
+ * out (NULL: a warm-up). */
+static void run_tasks(struct bench *b, struct doca_dma_task_memcpy **task, uint32_t n, size_t size,
+		      struct bu_series *out)
 {
 	double t0, t1, c0, c1, deadline;
 	uint32_t i;
@@ -276,8 +276,8 @@ static double run_tasks(struct bench *b, struct doca_dma_task_memcpy **task, uin
 	b->failed = 0;
 	b->stop_submitting = false;
 	b->outstanding = 0;
-	c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-	t0 = now_s(CLOCK_MONOTONIC);
+	c0 = bu_cpu();
+	t0 = bu_now();
 	deadline = t0 + b->seconds;
 	for (i = 0; i < n; i++) {
 		doca_buf_reset_data_len(doca_dma_task_memcpy_get_dst(task[i]));
@@ -294,39 +294,37 @@ static double run_tasks(struct bench *b, struct doca_dma_task_memcpy **task, uin
 				break;
 			}
 		}
-		if (now_s(CLOCK_MONOTONIC) >= deadline)
+		if (bu_now() >= deadline)
 			break;
 	}
 	b->stop_submitting = true;
 	progress_until_drained(b);
-	t1 = now_s(CLOCK_MONOTONIC);
-	c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	t1 = bu_now();
+	c1 = bu_cpu();
 	if (b->failed != 0) {
 		fprintf(stderr, "dma_bench: %lu tasks failed\n", (unsigned long)b->failed);
 		exit(1);
 	}
-	*cpu_per_wall = (c1 - c0) / (t1 - t0);
-	return (double)b->completed / (t1 - t0);
+	if (out != NULL)
+		bu_add(out, (double)b->completed, t1 - t0, c1 - c0, size);
 }
 
-static double run_dma(struct bench *b, struct pair_set *ps, double *cpu_per_wall)
+static void run_dma(struct bench *b, struct pair_set *ps, struct bu_series *out)
 {
-	double rate = run_tasks(b, ps->task, ps->n, cpu_per_wall);
-
+	run_tasks(b, ps->task, ps->n, ps->size, out);
 	if (memcmp(ps->src, ps->dst, ps->size) != 0) {
 		fprintf(stderr, "dma_bench: copy mismatch at size %zu\n", ps->size);
 		exit(1);
 	}
-	return rate;
 }
 
-static double run_memcpy(struct bench *b, struct pair_set *ps, double *cpu_per_wall)
+static void run_memcpy(struct bench *b, struct pair_set *ps, struct bu_series *out)
 {
 	double t0, t1, c0, c1, deadline;
 	uint64_t copies = 0;
 
-	c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-	t0 = now_s(CLOCK_MONOTONIC);
+	c0 = bu_cpu();
+	t0 = bu_now();
 	deadline = t0 + b->seconds;
 	do {
 		uint32_t k, i;
@@ -341,11 +339,11 @@ static double run_memcpy(struct bench *b, struct pair_set *ps, double *cpu_per_w
 			if (ps->size >= (1u << 20))
 				break;
 		}
-	} while (now_s(CLOCK_MONOTONIC) < deadline);
-	t1 = now_s(CLOCK_MONOTONIC);
-	c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
-	*cpu_per_wall = (c1 - c0) / (t1 - t0);
-	return (double)copies / (t1 - t0);
+	} while (bu_now() < deadline);
+	t1 = bu_now();
+	c1 = bu_cpu();
+	if (out != NULL)
+		bu_add(out, (double)copies, t1 - t0, c1 - c0, ps->size);
 }
 
 /* ---- remote mode: the exporter on the other side ---- */
@@ -477,18 +475,6 @@ static void remote_verify(struct bench *b, struct pair_set *ps, bool wrote)
 	free(want);
 }
 
-static double median(double *v, uint32_t n)
-{
-	for (uint32_t i = 1; i < n; i++)
-		for (uint32_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void remote_table(struct bench *b, size_t one_size, uint64_t max_size)
 {
 	static const size_t sizes[] = {1u << 20, 4u << 20, 16u << 20, 64u << 20};
@@ -497,21 +483,21 @@ static void remote_table(struct bench *b, size_t one_size, uint64_t max_size)
 #else
 	const bool read_is_h2a = false;
 #endif
+	const char *sfx = b->peer_thp ? "_thp" : "";
+	char n_mc[32], n_h2a[32], n_a2h[32];
 	size_t k;
 
+	snprintf(n_mc, sizeof(n_mc), "remote_memcpy%s", sfx);
+	snprintf(n_h2a, sizeof(n_h2a), "remote_h2a%s", sfx);
+	snprintf(n_a2h, sizeof(n_a2h), "remote_a2h%s", sfx);
 	printf("dma_bench --remote: this side %s, exporter %d on the other side (%zu MiB exported in %s pages), %u "
-	       "task(s) in flight max, best of %u x %.2f s, wait=%s\n",
+	       "task(s) in flight max, median of %u x %.2f s, wait=%s\n",
 	       read_is_h2a ? "Arm (dpu)" : "host", (int)b->peer_pid, b->rlen >> 20, b->peer_thp ? "2 MiB THP" : "4 KiB",
 	       b->depth, b->rounds, b->seconds, b->notify ? "notify" : "spin");
-	printf("(GB/s: best of the rounds; h2a/mcpy, a2h/mcpy: best over best; med: median over rounds of the ratio to "
-	       "that round's memcpy; /cpu: bytes per CPU second over memcpy's)\n");
-	printf("%10s %6s %13s %13s %12s %9s %9s %9s %9s %8s %8s %8s %9s %9s\n", "size", "tasks", "host->Arm",
-	       "Arm->host", "memcpy GB/s", "h2a/mcpy", "a2h/mcpy", "h2a med", "a2h med", "rd cpu", "wr cpu", "mc cpu",
-	       "h2a/cpu", "a2h/cpu");
+	bu_header();
 	for (k = 0; k < (one_size ? 1 : sizeof(sizes) / sizeof(sizes[0])); k++) {
 		size_t size = one_size ? one_size : sizes[k];
-		double rd = 0, wr = 0, mc = 0, rd_cpu = 0, wr_cpu = 0, mc_cpu = 0, dummy, h2a, a2h, rd_pc, wr_pc, mc_pc;
-		double rd_ratio[100], wr_ratio[100], round_mc;
+		struct bu_series mc = {0}, rd = {0}, wr = {0};
 		struct pair_set *ps;
 		uint32_t r;
 
@@ -522,57 +508,68 @@ static void remote_table(struct bench *b, size_t one_size, uint64_t max_size)
 			exit(1);
 		pairs_create(b, ps, size);
 		b->seconds /= 10;
-		(void)run_memcpy(b, ps, &dummy);
-		(void)run_tasks(b, ps->task_rd, ps->n, &dummy);
-		(void)run_tasks(b, ps->task_wr, ps->n, &dummy);
+		run_memcpy(b, ps, NULL);
+		run_tasks(b, ps->task_rd, ps->n, size, NULL);
+		run_tasks(b, ps->task_wr, ps->n, size, NULL);
 		b->seconds *= 10;
 		for (r = 0; r < b->rounds; r++) {
-			double rate, cpu;
-
-			rate = run_memcpy(b, ps, &cpu);
-			round_mc = rate;
-			if (rate > mc) {
-				mc = rate;
-				mc_cpu = cpu;
-			}
-			rate = run_tasks(b, ps->task_rd, ps->n, &cpu);
+			run_memcpy(b, ps, &mc);
+			run_tasks(b, ps->task_rd, ps->n, size, &rd);
 			remote_verify(b, ps, false);
-			rd_ratio[r] = rate / round_mc;
-			if (rate > rd) {
-				rd = rate;
-				rd_cpu = cpu;
-			}
-			rate = run_tasks(b, ps->task_wr, ps->n, &cpu);
+			run_tasks(b, ps->task_wr, ps->n, size, &wr);
 			remote_verify(b, ps, true);
-			wr_ratio[r] = rate / round_mc;
-			if (rate > wr) {
-				wr = rate;
-				wr_cpu = cpu;
-			}
 		}
-		h2a = read_is_h2a ? rd : wr;
-		a2h = read_is_h2a ? wr : rd;
-		/* bytes per CPU second: steadier than wall-clock rates on a shared machine */
-		rd_pc = rd / rd_cpu;
-		wr_pc = wr / wr_cpu;
-		mc_pc = mc / mc_cpu;
-		printf("%10zu %6u %13.2f %13.2f %12.2f %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f %8.2f %9.3f %9.3f\n", size,
-		       ps->n, h2a * (double)size / 1e9, a2h * (double)size / 1e9, mc * (double)size / 1e9, h2a / mc,
-		       a2h / mc, median(read_is_h2a ? rd_ratio : wr_ratio, b->rounds),
-		       median(read_is_h2a ? wr_ratio : rd_ratio, b->rounds),
-		       rd_cpu, wr_cpu, mc_cpu, (read_is_h2a ? rd_pc : wr_pc) / mc_pc, (read_is_h2a ? wr_pc : rd_pc) / mc_pc);
-		fflush(stdout);
+		bu_pair(&rd, &mc);
+		bu_pair(&wr, &mc);
+		bu_row(n_mc, size, 1, &mc, NULL, 0);
+		bu_row(n_h2a, size, ps->n, read_is_h2a ? &rd : &wr, n_mc, 0);
+		bu_row(n_a2h, size, ps->n, read_is_h2a ? &wr : &rd, n_mc, 0);
 		pairs_destroy(ps);
 		free(ps);
 	}
 }
 
+/* The oversubscribed run at one size: quiet, then with the competitors, per repetition. */
+static void load_table(struct bench *b, size_t size, int per_core)
+{
+	struct bu_series quiet = {0}, loaded = {0};
+	char name[32], qname[32];
+	struct pair_set *ps = calloc(1, sizeof(*ps));
+	uint32_t r;
+
+	if (ps == NULL)
+		exit(1);
+	snprintf(name, sizeof(name), "dma_load%d", per_core);
+	snprintf(qname, sizeof(qname), "dma_quiet_for_load%d", per_core);
+	printf("dma_bench --load %d: %d busy-loop process(es) competing (%d per core), %u task(s) in flight max, "
+	       "median of %u x %.2f s, wait=%s\n",
+	       per_core, bu_load_n, per_core, b->depth, b->rounds, b->seconds, b->notify ? "notify" : "spin");
+	bu_header();
+	pairs_create(b, ps, size);
+	b->seconds /= 10;
+	run_dma(b, ps, NULL);
+	b->seconds *= 10;
+	for (r = 0; r < b->rounds; r++) {
+		run_dma(b, ps, &quiet);
+		bu_load_on();
+		run_dma(b, ps, &loaded);
+		bu_load_off();
+	}
+	bu_pair(&loaded, &quiet);
+	bu_row(qname, size, ps->n, &quiet, NULL, 0);
+	bu_row(name, size, ps->n, &loaded, qname, per_core);
+	bu_ratios_line("loaded/quiet", &loaded);
+	pairs_destroy(ps);
+	free(ps);
+}
+
 static void usage_to(FILE *out, int status)
 {
 	fprintf(out,
-		"usage: dma_bench [-p PCI] [-n INFLIGHT (1..%d)] [-r ROUNDS] [-t SECONDS] [-s SIZE] [-w spin|notify]\n"
+		"usage: dma_bench [-p PCI] [-n INFLIGHT (1..%d)] [-r REPS (1..%d)] [-t SECONDS] [-s SIZE] [-w spin|notify]\n"
+		"                 [--max-size BYTES] [--csv FILE] [--load N (1..8, with -s)]\n"
 		"                 [--remote [--peer-build DIR] [--exporter-thp]]\n",
-		MAX_INFLIGHT);
+		MAX_INFLIGHT, BU_MAX_REPS);
 	exit(status);
 }
 
@@ -581,25 +578,44 @@ static void usage(void)
 	usage_to(stderr, 2);
 }
 
+/* A whole number in [lo, hi], or a usage error naming the option. */
+static unsigned long long parse_num(const char *opt, const char *arg, unsigned long long lo, unsigned long long hi)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' || v < lo || v > hi) {
+		fprintf(stderr, "dma_bench: %s: '%s' is not a number in %llu..%llu\n", opt, arg, lo, hi);
+		usage();
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t all_sizes[] = {64, 256, 1024, 4096, 16384, 65536, 262144, 1u << 20, 4u << 20, 16u << 20,
 					   64u << 20};
-	struct bench b = {.depth = 128, .rounds = 3, .seconds = 0.3, .notify = true, .epfd = -1};
+	struct bench b = {.depth = 128, .rounds = 5, .seconds = 0.3, .notify = true, .epfd = -1};
 	static const struct option longopts[] = {
 		{"remote", no_argument, NULL, 'R'},
 		{"peer-build", required_argument, NULL, 'B'},
 		{"exporter-thp", no_argument, NULL, 'T'},
+		{"max-size", required_argument, NULL, 'M'},
+		{"csv", required_argument, NULL, 'C'},
+		{"load", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pci = NULL, *peer_build = getenv("SOFTDOCA_PEER_BUILD_DIR");
 	bool remote = false;
-	size_t one_size = 0, k;
+	size_t one_size = 0, size_cap = SIZE_MAX, k;
 	union doca_data ud;
 	uint32_t max_tasks;
 	uint64_t max_size;
-	int opt;
+	int opt, load = 0;
+	char *end;
 
 	while ((opt = getopt_long(argc, argv, "p:n:r:t:s:w:h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -612,28 +628,34 @@ int main(int argc, char **argv)
 		case 'T':
 			b.peer_thp = true;
 			break;
+		case 'M':
+			size_cap = parse_num("--max-size", optarg, 1, 1ull << 40);
+			break;
+		case 'C':
+			if (!bu_csv_open(optarg))
+				return 1;
+			break;
+		case 'L':
+			load = (int)parse_num("--load", optarg, 1, 8);
+			break;
 		case 'p':
 			pci = optarg;
 			break;
 		case 'n':
-			b.depth = (uint32_t)strtoul(optarg, NULL, 0);
-			if (b.depth < 1 || b.depth > MAX_INFLIGHT)
-				usage();
+			b.depth = (uint32_t)parse_num("-n", optarg, 1, MAX_INFLIGHT);
 			break;
 		case 'r':
-			b.rounds = (uint32_t)strtoul(optarg, NULL, 0);
-			if (b.rounds < 1 || b.rounds > 100)
-				usage();
+			b.rounds = (uint32_t)parse_num("-r", optarg, 1, BU_MAX_REPS);
 			break;
 		case 't':
-			b.seconds = strtod(optarg, NULL);
-			if (!(b.seconds > 0 && b.seconds < 60))
+			b.seconds = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || !(b.seconds > 0 && b.seconds < 60)) {
+				fprintf(stderr, "dma_bench: -t: '%s' is not a number of seconds in (0, 60)\n", optarg);
 				usage();
+			}
 			break;
 		case 's':
-			one_size = strtoull(optarg, NULL, 0);
-			if (one_size == 0)
-				usage();
+			one_size = parse_num("-s", optarg, 1, 1ull << 40);
 			break;
 		case 'w':
 			if (strcmp(optarg, "spin") == 0)
@@ -650,9 +672,22 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	if (optind != argc) {
+		fprintf(stderr, "dma_bench: unexpected argument '%s'\n", argv[optind]);
+		usage();
+	}
+	if (load && (remote || one_size == 0)) {
+		fprintf(stderr, "dma_bench: --load needs one size (-s) and no --remote\n");
+		usage();
+	}
+	/* The competitors first, while this process has no other thread. */
+	if (load && bu_load_start(load) < 0)
+		return 1;
 
 	b.dev = open_dev(pci);
 	CHECK(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(b.dev), &max_size));
+	if (max_size > size_cap)
+		max_size = size_cap;
 	CHECK(doca_pe_create(&b.pe));
 	CHECK(doca_dma_create(b.dev, &b.dma));
 	CHECK(doca_dma_cap_get_max_num_tasks(b.dma, &max_tasks));
@@ -686,14 +721,23 @@ int main(int argc, char **argv)
 		remote_stop(&b);
 		goto out;
 	}
-	printf("dma_bench: %u task(s) in flight max, best of %u x %.2f s, wait=%s\n", b.depth, b.rounds, b.seconds,
-	       b.notify ? "notify" : "spin");
-	printf("%10s %6s %14s %10s %12s %7s %9s %9s %11s %9s\n", "size", "tasks", "tasks/s", "DMA GB/s",
-	       "memcpy GB/s", "ratio", "DMA cpu", "mcpy cpu", "Mtask/cpu-s", "ratio/cpu");
+	if (load) {
+		if (one_size > max_size) {
+			fprintf(stderr, "dma_bench: -s %zu is above the device's maximum of %llu\n", one_size,
+				(unsigned long long)max_size);
+			return 1;
+		}
+		load_table(&b, one_size, load);
+		bu_load_stop();
+		goto out;
+	}
+	printf("dma_bench: %u task(s) in flight max, median of %u x %.2f s (memcpy and DMA alternating), wait=%s\n",
+	       b.depth, b.rounds, b.seconds, b.notify ? "notify" : "spin");
+	bu_header();
 	for (k = 0; k < (one_size ? 1 : sizeof(all_sizes) / sizeof(all_sizes[0])); k++) {
 		size_t size = one_size ? one_size : all_sizes[k];
+		struct bu_series dma = {0}, mc = {0};
 		struct pair_set *ps;
-		double dma_rate, mc_rate, dma_cpu, mc_cpu, dummy;
 		uint32_t r;
 
 		if (size > max_size)
@@ -704,30 +748,17 @@ int main(int argc, char **argv)
 		pairs_create(&b, ps, size);
 		/* warm-up of both paths (caches, engine thread, page tables) */
 		b.seconds /= 10;
-		(void)run_memcpy(&b, ps, &dummy);
-		(void)run_dma(&b, ps, &dummy);
+		run_memcpy(&b, ps, NULL);
+		run_dma(&b, ps, NULL);
 		b.seconds *= 10;
-		/* Alternate the two and keep the best of each: the machine is shared. */
-		dma_rate = mc_rate = 0;
-		dma_cpu = mc_cpu = 0;
+		/* Alternate the two, so that both see the same machine. */
 		for (r = 0; r < b.rounds; r++) {
-			double rate, cpu;
-
-			rate = run_memcpy(&b, ps, &cpu);
-			if (rate > mc_rate) {
-				mc_rate = rate;
-				mc_cpu = cpu;
-			}
-			rate = run_dma(&b, ps, &cpu);
-			if (rate > dma_rate) {
-				dma_rate = rate;
-				dma_cpu = cpu;
-			}
+			run_memcpy(&b, ps, &mc);
+			run_dma(&b, ps, &dma);
 		}
-		printf("%10zu %6u %14.0f %10.2f %12.2f %7.3f %9.2f %9.2f %11.1f %9.3f\n", size, ps->n, dma_rate,
-		       dma_rate * (double)size / 1e9, mc_rate * (double)size / 1e9, dma_rate / mc_rate, dma_cpu,
-		       mc_cpu, dma_rate / dma_cpu / 1e6, (dma_rate / dma_cpu) / (mc_rate / mc_cpu));
-		fflush(stdout);
+		bu_pair(&dma, &mc);
+		bu_row("memcpy", size, 1, &mc, NULL, 0);
+		bu_row("dma", size, ps->n, &dma, "memcpy", 0);
 		pairs_destroy(ps);
 		free(ps);
 	}
@@ -752,5 +783,7 @@ out:
 	CHECK(doca_buf_inventory_destroy(b.inv));
 	CHECK(doca_pe_destroy(b.pe));
 	CHECK(doca_dev_close(b.dev));
+	if (bu_csv != NULL)
+		fclose(bu_csv);
 	return 0;
 }
