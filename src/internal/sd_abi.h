@@ -44,7 +44,7 @@
 #define sd_fabric_transport priv_doca_sd_fabric_transport
 #define sd_frame_type_name priv_doca_sd_frame_type_name
 #define sd_log_sdk priv_doca_sd_log_sdk
-#define sd_log_sdk_enabled priv_doca_sd_log_sdk_enabled
+#define sd_log_sdk_max_level priv_doca_sd_log_sdk_max_level
 #define sd_mmap_can_read priv_doca_sd_mmap_can_read
 #define sd_mmap_can_write priv_doca_sd_mmap_can_write
 #define sd_mmap_contains priv_doca_sd_mmap_contains
@@ -58,8 +58,10 @@
 #define sd_pe_wake priv_doca_sd_pe_wake
 #define sd_pe_watch_fd priv_doca_sd_pe_watch_fd
 #define sd_remote_desc_checksum priv_doca_sd_remote_desc_checksum
+#define sd_remote_pci priv_doca_sd_remote_pci
 #define sd_remote_pid priv_doca_sd_remote_pid
 #define sd_remote_read priv_doca_sd_remote_read
+#define sd_remote_side priv_doca_sd_remote_side
 #define sd_remote_write priv_doca_sd_remote_write
 #define sd_side priv_doca_sd_side
 #define sd_task_alloc priv_doca_sd_task_alloc
@@ -67,5 +69,12 @@
 #define sd_task_class_init priv_doca_sd_task_class_init
 #define sd_task_complete priv_doca_sd_task_complete
 #define sd_task_fail priv_doca_sd_task_fail
+#define sd_trace_async_begin priv_doca_sd_trace_async_begin
+#define sd_trace_async_end priv_doca_sd_trace_async_end
+#define sd_trace_enabled priv_doca_sd_trace_enabled
+#define sd_trace_instant priv_doca_sd_trace_instant
+#define sd_trace_json_str priv_doca_sd_trace_json_str
+#define sd_trace_now priv_doca_sd_trace_now
+#define sd_trace_span priv_doca_sd_trace_span
 
 #endif /* SD_ABI_H_ */
