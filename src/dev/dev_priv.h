@@ -92,6 +92,13 @@ struct doca_dev_rep {
 /* Loaded topology for this process, or an error (already logged). */
 doca_error_t sd_topo_get(const struct sd_topo **topo);
 
+/* topology_parse.c: a topology from JSON text, keeping the functions of
+ * side; src names the text in messages. On failure *out is NULL and msg
+ * holds the sentence to log (source, JSON path, rule). */
+doca_error_t sd_topo_parse(const char *text, const char *src, enum sd_side side, struct sd_topo **out, char *msg,
+			   size_t cap);
+void sd_topo_free(struct sd_topo *topo);
+
 /* Built-in defaults for one function of the given side. */
 void sd_caps_defaults(struct sd_caps *caps, enum sd_side side);
 void sd_props_defaults(struct sd_dev_props *props);

@@ -2,8 +2,8 @@
  * libFuzzer target: the JSON topology loader (SOFTDOCA_TOPOLOGY files).
  *
  * The loader keeps one topology per process, so the target includes
- * topology.c and drives its file reader and parser per input, the way
- * topo_load_locked() does. The first byte picks the side (host or dpu: each
+ * topology.c and topology_parse.c and drives the file reader and the parser
+ * per input, the way topo_load_locked() does. The first byte picks the side (host or dpu: each
  * keeps different functions) and whether the text goes through the file
  * reader (a memfd passed as /proc/self/fd/N, NUL bytes and all) or straight
  * to the parser. Every input must end in success or a clean error with a
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "topology.c"
+#include "topology_parse.c"
 #include "fuzz_memfd.h"
 
 static int mfd = -1;
@@ -70,7 +71,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct parse ps;
+	struct sd_topo *topo = NULL;
+	enum sd_side side;
+	char msg[512] = "";
 	char *text = NULL;
 	doca_error_t ret;
 	uint8_t mode;
@@ -81,18 +84,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 
-	memset(&ps, 0, sizeof(ps));
-	ps.side = (mode & 1) ? SD_SIDE_DPU : SD_SIDE_HOST;
-	ps.src = "fuzz.json";
+	side = (mode & 1) ? SD_SIDE_DPU : SD_SIDE_HOST;
 	if (mode & 2) {
 		sd_fuzz_memfd_fill(mfd, data, size);
-		ret = read_file(&ps, mpath, &text);
+		ret = read_file(mpath, &text, msg, sizeof(msg));
 		if (ret == DOCA_SUCCESS) {
 			if (text == NULL || strlen(text) != size)
 				abort();
-			ret = parse_topology(&ps, text);
-		} else if (text != NULL) {
-			abort();
+			ret = sd_topo_parse(text, "fuzz.json", side, &topo, msg, sizeof(msg));
+		} else if (text != NULL || strncmp(msg, "topology ", 9) != 0) {
+			abort(); /* the file's refusal says which file and why */
+		} else {
+			free(text);
+			return 0;
 		}
 	} else {
 		text = malloc(size + 1);
@@ -100,19 +104,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		memcpy(text, data, size);
 		text[size] = '\0';
-		ret = parse_topology(&ps, text);
+		ret = sd_topo_parse(text, "fuzz.json", side, &topo, msg, sizeof(msg));
 	}
 	free(text);
-	free(ps.seen);
 
 	switch (ret) {
 	case DOCA_SUCCESS:
-		check_topo(ps.topo, ps.side);
-		topo_free(ps.topo);
+		check_topo(topo, side);
+		sd_topo_free(topo);
 		break;
 	case DOCA_ERROR_INVALID_VALUE:
 		/* every refusal says where and why */
-		if (ps.topo != NULL || ps.msg[0] == '\0' || strncmp(ps.msg, "topology fuzz.json: ", 20) != 0)
+		if (topo != NULL || msg[0] == '\0' || strncmp(msg, "topology fuzz.json: ", 20) != 0)
 			abort();
 		break;
 	default:

@@ -93,7 +93,7 @@ for t in $targets; do
 		deps="$obj/fuzz_common.o$argp_objs"
 		;;
 	fuzz_topology)
-		# includes topology.c to reach its parser (the loader itself runs once per process)
+		# includes topology.c and topology_parse.c (the loader itself runs once per process)
 		compile "$t.o" "$here/$t.c" -I"$src/src/dev" -Wno-unknown-warning-option
 		deps=""
 		;;
