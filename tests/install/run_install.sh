@@ -100,6 +100,23 @@ check_user_run() {
 	ok "$how user project against $t ($side)"
 }
 
+# The lesson's lab on the installed trees, each program typed as the lesson
+# types it inside softdoca-shell (the shells map SOFTDOCA_ROOTS/<side>).
+check_lab_installed() {
+	local roots=$1 rep="$work/lab-report"
+	if SOFTDOCA_ROOTS="$roots" SOFTDOCA_FABRIC= TMPDIR="$work" "$src/scripts/softdoca-lab" --in-shells --installed \
+		--report-dir "$rep" >"$work/lab.log" 2>&1; then
+		grep -qxF "# command: /opt/mellanox/doca/applications/secure_channel/bin/doca_secure_channel -s 256 -n 10 -p 3b:00.0" \
+			"$rep/02-secure-channel-s256-n10-host.log" || fail "lab on $roots: not the lesson's command line"
+		grep -q "^3b:00.0 .*Mellanox" "$rep/01-preflight-lspci-host.log" || fail "lab on $roots: lspci shows no 3b:00.0"
+		ok "the lesson's lab on the installed trees in $roots ($(tail -n 1 "$rep/summary.txt"))"
+	else
+		cat "$work/lab.log" >&2
+		fail "the lesson's lab on the installed trees in $roots"
+	fi
+	rm -rf "$rep"
+}
+
 # 1. Both flavors side by side under SOFTDOCA_ROOTS (real paths: the user projects run).
 roots="$work/opt/softdoca"
 if mk install SOFTDOCA_ROOTS="$roots"; then
@@ -109,6 +126,7 @@ if mk install SOFTDOCA_ROOTS="$roots"; then
 	check_caps "$roots/host" host
 	check_user "$roots/arm" dpu
 	check_user "$roots/host" host
+	check_lab_installed "$roots"
 	mk uninstall SOFTDOCA_ROOTS="$roots"
 	[ ! -e "$roots" ] || fail "make uninstall left $(find "$roots" | head -n 5)"
 	ok "uninstall of $roots"
