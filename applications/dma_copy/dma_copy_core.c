@@ -234,6 +234,24 @@ static const char *peer_name(const struct dma_copy_state *state)
 	return state->cfg->mode == DMA_COPY_MODE_HOST ? "DPU" : "host";
 }
 
+/* The message just received says the peer stopped (interrupted, or failed
+ * with a status): say so and stop too. DOCA_SUCCESS for any other message. */
+static doca_error_t peer_gave_up(struct dma_copy_state *state)
+{
+	if (state->msg.type == DMA_COPY_MSG_INTERRUPTED) {
+		DOCA_LOG_ERR("The %s side was interrupted: the copy is abandoned", peer_name(state));
+		state->peer_stopped = 1;
+		return DMA_COPY_PEER_INTERRUPTED;
+	}
+	if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
+			     doca_error_get_descr((doca_error_t)state->msg.status));
+		state->peer_stopped = 1;
+		return (doca_error_t)state->msg.status;
+	}
+	return DOCA_SUCCESS;
+}
+
 /*
  * Wait for the next message, which must be of `type`. A DONE carrying an
  * error (the peer aborted) is answered with that error.
@@ -268,17 +286,9 @@ static doca_error_t wait_msg(struct comch_cfg *comch_cfg, struct dma_copy_state 
 		nanosleep(&ts, NULL);
 	}
 	state->msg_pending = 0;
-	if (state->msg.type == DMA_COPY_MSG_INTERRUPTED) {
-		DOCA_LOG_ERR("The %s side was interrupted: the copy is abandoned", peer_name(state));
-		state->peer_stopped = 1;
-		return DMA_COPY_PEER_INTERRUPTED;
-	}
-	if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
-			     doca_error_get_descr((doca_error_t)state->msg.status));
-		state->peer_stopped = 1;
-		return (doca_error_t)state->msg.status;
-	}
+	result = peer_gave_up(state);
+	if (result != DOCA_SUCCESS)
+		return result;
 	if (state->msg.type != type) {
 		DOCA_LOG_ERR("Expected a %s message from the %s, received a %s message", msg_name(type),
 			     peer_name(state), msg_name(state->msg.type));
@@ -300,18 +310,12 @@ static doca_error_t peer_poll(struct comch_cfg *comch_cfg, struct dma_copy_state
 	if (state->protocol_error)
 		return DOCA_ERROR_UNEXPECTED;
 	if (state->msg_pending) {
+		doca_error_t gave_up;
+
 		state->msg_pending = 0;
-		if (state->msg.type == DMA_COPY_MSG_INTERRUPTED) {
-			DOCA_LOG_ERR("The %s side was interrupted: the copy is abandoned", peer_name(state));
-			state->peer_stopped = 1;
-			return DMA_COPY_PEER_INTERRUPTED;
-		}
-		if (state->msg.type == DMA_COPY_MSG_DONE && state->msg.status != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("The %s side failed: %s", peer_name(state),
-				     doca_error_get_descr((doca_error_t)state->msg.status));
-			state->peer_stopped = 1;
-			return (doca_error_t)state->msg.status;
-		}
+		gave_up = peer_gave_up(state);
+		if (gave_up != DOCA_SUCCESS)
+			return gave_up;
 		DOCA_LOG_ERR("Received an unexpected %s message from the %s", msg_name(state->msg.type),
 			     peer_name(state));
 		return DOCA_ERROR_UNEXPECTED;
