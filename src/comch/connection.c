@@ -7,6 +7,7 @@
 
 #include "comch_priv.h"
 #include "fastpath.h"
+#include "sd_fault.h"
 #include "sd_log.h"
 #include "sd_trace.h"
 
@@ -96,6 +97,8 @@ doca_error_t sd_comch_ep_init(struct sd_comch_ep *ep, bool is_server, struct doc
 {
 	const struct sd_caps *c = sd_dev_caps(dev);
 
+	if (sd_fault_setup() != DOCA_SUCCESS) /* a malformed SOFTDOCA_FAULTS refuses to run unfaulted */
+		return DOCA_ERROR_INVALID_VALUE;
 	ep->rxbuf = malloc(SD_FRAME_BUF_SIZE);
 	if (ep->rxbuf == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -310,11 +313,23 @@ static void enqueue(struct doca_comch_connection *c, struct doca_comch_task_send
 static doca_error_t try_send(struct doca_comch_task_send *t)
 {
 	struct doca_comch_connection *c = t->conn;
+	enum sd_fault_action fault = SD_FAULT_PASS;
 	doca_error_t err;
 
 	if (!atomic_load(&c->alive))
 		return DOCA_ERROR_NOT_CONNECTED;
-	err = sd_link_send(c->link, SD_FRAME_MSG, t->msg, t->len, -1);
+	/* SOFTDOCA_FAULTS: a held message waits as on a full link (the PE is
+	 * woken so a sleeping program retries); a cut fails like a send to a
+	 * dead peer, and the callers close the link the same way. */
+	if (sd_fault_active(SD_FAULT_COMCH))
+		fault = sd_fault_comch_send(t, sd_now_ns());
+	if (fault == SD_FAULT_HOLD) {
+		sd_pe_wake(sd_comch_conn_pe(c));
+		return DOCA_ERROR_AGAIN;
+	}
+	if (fault == SD_FAULT_CUT)
+		return DOCA_ERROR_CONNECTION_RESET;
+	err = fault == SD_FAULT_DROP ? DOCA_SUCCESS : sd_link_send(c->link, SD_FRAME_MSG, t->msg, t->len, -1);
 	if (err == DOCA_SUCCESS) {
 		c->cnt[SD_CNT_SENT_MSGS]++;
 		c->cnt[SD_CNT_SENT_BYTES] += t->len;
@@ -369,6 +384,8 @@ static doca_error_t send_submit(struct doca_task *task)
 	if (t->conn == NULL || t->conn->ep != ep)
 		return DOCA_ERROR_INVALID_VALUE;
 	t->submit_ns = sd_now_ns();
+	if (sd_fault_active(SD_FAULT_COMCH))
+		sd_fault_comch_submit(t, t->len, t->submit_ns);
 	if (sd_trace_enabled())
 		sd_trace_async_begin("comch", "msg_send", (uint64_t)(uintptr_t)t, "\"conn\":%u,\"bytes\":%u",
 				     t->conn->id, t->len);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dma_priv.h"
+#include "sd_fault.h"
 #include "sd_log.h"
 #include "sd_remote.h"
 
@@ -119,6 +120,9 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma)
 		SD_LOG_ERR("Failed to create DMA: device %s does not support DMA", sd_dev_pci_addr(dev));
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
+	err = sd_fault_setup(); /* a malformed SOFTDOCA_FAULTS refuses to run unfaulted */
+	if (err != DOCA_SUCCESS)
+		return err;
 	d = calloc(1, sizeof(*d));
 	if (d == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -332,6 +336,10 @@ static doca_error_t memcpy_submit(struct doca_task *task)
 		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer is NULL", mt->src == NULL ? "source" : "destination");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* SOFTDOCA_FAULTS: the status stays SUCCESS while a task is submitted,
+	 * so it carries an injected error to sd_dma_task_check. */
+	if (sd_fault_active(SD_FAULT_DMA))
+		task->status = sd_fault_dma_submit(task, sd_buf_chain_data_len(mt->src));
 	return dma->eng_ops->submit(dma->eng, mt);
 }
 
@@ -414,6 +422,9 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 	uint8_t remote = 0;
 	doca_error_t err;
 
+	/* An injected fault fails the task where a real failure would. */
+	if (sd_fault_active(SD_FAULT_DMA) && task->task.state == SD_TASK_SUBMITTED && task->task.status != DOCA_SUCCESS)
+		return task->task.status;
 	/* src and dst are not NULL: submit and validate refuse that, and the
 	 * setters leave a submitted task alone. */
 	if (task->src->list_len > max_list || task->dst->list_len > max_list) {

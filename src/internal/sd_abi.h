@@ -42,6 +42,11 @@
 #define sd_env_bool priv_doca_sd_env_bool
 #define sd_env_u64 priv_doca_sd_env_u64
 #define sd_fabric_transport priv_doca_sd_fabric_transport
+#define sd_fault_comch_send priv_doca_sd_fault_comch_send
+#define sd_fault_comch_submit priv_doca_sd_fault_comch_submit
+#define sd_fault_dma_submit priv_doca_sd_fault_dma_submit
+#define sd_fault_setup priv_doca_sd_fault_setup
+#define sd_fault_where priv_doca_sd_fault_where
 #define sd_frame_type_name priv_doca_sd_frame_type_name
 #define sd_log_sdk priv_doca_sd_log_sdk
 #define sd_log_sdk_max_level priv_doca_sd_log_sdk_max_level
