@@ -5,6 +5,7 @@
 #ifndef SD_DMA_PRIV_H_
 #define SD_DMA_PRIV_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct doca_dma_task_memcpy {
 	struct doca_dma_task_memcpy *eng_next;
 	size_t eng_total;
 	doca_error_t eng_status;
+	bool eng_flushed;   /* given up by a stop, not failed (a failure may also be IO_FAILED) */
 	uint8_t eng_remote; /* SD_DMA_SRC_REMOTE / SD_DMA_DST_REMOTE, set by sd_dma_task_check */
 };
 

@@ -23,13 +23,35 @@
  *    completes with sd_task_fail: after its error callback the context moves
  *    to STOPPING and the tasks behind it are flushed, as DOCA DMA does. The
  *    poll stops executing at the first failure.
- *  - Large copies go to one engine thread through a lock-free single-producer
+ *  - Large copies go to an engine thread through a lock-free single-producer
  *    single-consumer ring (PE thread -> engine), and come back through a
  *    second ring (engine -> PE thread) followed by sd_pe_wake(), so a program
  *    sleeping on the PE's notification handle wakes up. doca_pe_progress is
- *    therefore never blocked by a multi-megabyte copy. The thread is created
- *    on the first large copy and joined when the context stops; it spins
- *    briefly when idle, then sleeps on a condition variable.
+ *    therefore never blocked by a multi-megabyte copy. The threads are
+ *    created on the first large copy and joined when the context stops.
+ *  - Waiting is adaptive: an idle engine thread polls for at most
+ *    SD_DMA_SPIN_NS (a task arriving right behind the last one is picked up
+ *    without a system call), then sleeps in the kernel on a futex that the
+ *    submitter only touches when the thread said it sleeps. No thread of
+ *    this engine spins longer than that, so an idle or oversubscribed
+ *    process costs no CPU it does not use.
+ *  - A large local copy (one source and one destination segment, from
+ *    SD_DMA_SPLIT_MIN bytes) is split in two halves: the engine thread copies
+ *    the first, a second engine thread the second, and the task completes
+ *    once, after both halves are in place. Beyond the caches one core cannot
+ *    saturate memory; two can. Copies from SD_DMA_NT_MIN bytes use
+ *    non-temporal stores on x86-64 (SSE2, or AVX2 where the CPU has it),
+ *    which skip the read-for-ownership of destination lines and keep the
+ *    copy from evicting the program's working set; an sfence orders them
+ *    before the completion is published. Elsewhere they are memcpy.
+ *  - Completion order (DOCA's documentation does not promise that tasks
+ *    complete in submission order, and on the card they do not across
+ *    sizes): tasks executed on the engine complete in the order they were
+ *    submitted among themselves (one FIFO, one engine thread taking it in
+ *    order, a split task reported only when both halves are done); a task
+ *    copied inline completes in the progress call that copies it, so a small
+ *    task submitted behind a large one may complete first. Callbacks run in
+ *    completion order.
  *  - Remote copies (a buffer of an mmap created from the other side's export)
  *    are system calls into the exporter's address space (sd_remote.h). From
  *    SD_DMA_REMOTE_INLINE_MAX bytes on they always go to the engine thread:
@@ -45,12 +67,19 @@
  *    stopping with a big backlog is quick. A task is only completed on the PE
  *    thread, with sd_task_complete().
  */
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "dma_priv.h"
 #include "sd_env.h"
@@ -64,8 +93,27 @@ SD_LOG_REGISTER(DMA_ENGINE);
 #define SD_DMA_POLL_BUDGET (8u << 20)
 #define SD_DMA_POLL_MAX_TASKS 8u
 #define SD_DMA_RING_SIZE 1024u /* power of two */
-#define SD_DMA_SPIN_ROUNDS 20000
+#define SD_DMA_SPIN_NS 50000u	  /* an idle engine thread polls this long, then sleeps */
 #define SD_DMA_INLINE_MAX_LIMIT (1ull << 40)
+#define SD_DMA_SPLIT_MIN_DEFAULT (4u << 20)
+#define SD_DMA_NT_MIN_DEFAULT (1u << 20)
+#define SD_DMA_HALF_CHUNK (1u << 20) /* a split half polls for abort this often */
+
+/* A sleep the kernel ends: waiters sleep on seq while it is unchanged; a
+ * waker bumps seq and wakes only if some waiter said it sleeps. */
+struct sd_waiter {
+	_Atomic uint32_t seq;
+	_Atomic uint32_t sleepers;
+};
+
+/* The second half of a split copy, handed to the helper thread. */
+struct sd_half_job {
+	uint8_t *dst;
+	const uint8_t *src;
+	size_t len;
+	bool nt;
+	doca_error_t status;
+};
 
 struct sd_spsc_ring {
 	_Atomic uint32_t head __attribute__((aligned(64))); /* consumer */
@@ -92,10 +140,194 @@ struct sd_dma_engine {
 	struct sd_spsc_ring cq; /* engine -> PE */
 	volatile int abort_flag;
 	_Atomic int quit;
-	_Atomic int sleeping;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	struct sd_waiter sq_wait; /* engine thread sleeps here for sq */
+	size_t split_min;
+	size_t nt_min;
+	uint64_t max_buf_size; /* the device's limits, for quick_check */
+	uint32_t max_list;
+
+	/* the helper thread (second halves); started with the engine thread */
+	bool helper_running;
+	pthread_t helper;
+	struct sd_half_job job;
+	_Atomic uint32_t job_posted; /* bumped by the engine thread per job */
+	_Atomic uint32_t job_done;   /* set to job_posted by the helper when finished */
+	struct sd_waiter job_wait;   /* helper sleeps here for a job */
+	struct sd_waiter done_wait;  /* engine thread sleeps here for the helper */
 };
+
+static void (*nt_copy_fn)(uint8_t *d, const uint8_t *s, size_t n);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* Wait until ready(arg): poll for SD_DMA_SPIN_NS, then sleep on w. The
+ * waker makes the condition true first, then calls waiter_wake (both sides
+ * seq_cst: either the waker sees sleepers, or the waiter sees the condition
+ * before sleeping; a bumped seq makes a late FUTEX_WAIT return at once). */
+static void waiter_wait(struct sd_waiter *w, bool (*ready)(struct sd_dma_engine *), struct sd_dma_engine *eng)
+{
+	uint64_t until = 0;
+	unsigned int i;
+
+	for (i = 0;; i++) {
+		if (ready(eng))
+			return;
+		if ((i & 63) == 63) {
+			uint64_t now = mono_ns();
+
+			if (until == 0)
+				until = now + SD_DMA_SPIN_NS;
+			else if (now >= until)
+				break;
+		}
+		cpu_relax();
+	}
+	for (;;) {
+		uint32_t seq = atomic_load(&w->seq);
+
+		atomic_fetch_add(&w->sleepers, 1);
+		if (ready(eng)) {
+			atomic_fetch_sub(&w->sleepers, 1);
+			return;
+		}
+		syscall(SYS_futex, &w->seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+		atomic_fetch_sub(&w->sleepers, 1);
+		if (ready(eng))
+			return;
+	}
+}
+
+static void waiter_wake(struct sd_waiter *w)
+{
+	if (atomic_load(&w->sleepers) == 0)
+		return;
+	atomic_fetch_add(&w->seq, 1);
+	syscall(SYS_futex, &w->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* ---- non-temporal copy ---- */
+
+#if defined(__x86_64__)
+/* Streaming stores need an aligned destination: align it with memcpy, move
+ * 64-byte lines, memcpy the tail; the sfence makes the streamed lines
+ * globally visible before whatever the caller publishes next. */
+static void nt_copy_sse2(uint8_t *d, const uint8_t *s, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)d & 63);
+
+	if (n < head + 256) {
+		memcpy(d, s, n);
+		return;
+	}
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 64; n -= 64, d += 64, s += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)s);
+		__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(s + 32));
+		__m128i e = _mm_loadu_si128((const __m128i *)(s + 48));
+
+		_mm_stream_si128((__m128i *)d, a);
+		_mm_stream_si128((__m128i *)(d + 16), b);
+		_mm_stream_si128((__m128i *)(d + 32), c);
+		_mm_stream_si128((__m128i *)(d + 48), e);
+	}
+	memcpy(d, s, n);
+	_mm_sfence();
+}
+
+__attribute__((target("avx2"))) static void nt_copy_avx2(uint8_t *d, const uint8_t *s, size_t n)
+{
+	size_t head = (size_t)(-(uintptr_t)d & 63);
+
+	if (n < head + 256) {
+		memcpy(d, s, n);
+		return;
+	}
+	memcpy(d, s, head);
+	d += head;
+	s += head;
+	n -= head;
+	for (; n >= 128; n -= 128, d += 128, s += 128) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)s);
+		__m256i b = _mm256_loadu_si256((const __m256i *)(s + 32));
+		__m256i c = _mm256_loadu_si256((const __m256i *)(s + 64));
+		__m256i e = _mm256_loadu_si256((const __m256i *)(s + 96));
+
+		_mm256_stream_si256((__m256i *)d, a);
+		_mm256_stream_si256((__m256i *)(d + 32), b);
+		_mm256_stream_si256((__m256i *)(d + 64), c);
+		_mm256_stream_si256((__m256i *)(d + 96), e);
+	}
+	if (n >= 64) {
+		_mm256_stream_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+		_mm256_stream_si256((__m256i *)(d + 32), _mm256_loadu_si256((const __m256i *)(s + 32)));
+		d += 64;
+		s += 64;
+		n -= 64;
+	}
+	memcpy(d, s, n);
+	_mm_sfence();
+}
+#endif
+
+static void plain_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
+static const char *nt_select(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2")) {
+		nt_copy_fn = nt_copy_avx2;
+		return "AVX2 streaming stores";
+	}
+	nt_copy_fn = nt_copy_sse2;
+	return "SSE2 streaming stores";
+#else
+	nt_copy_fn = plain_copy;
+	return "memcpy (no streaming stores on this architecture)";
+#endif
+}
+
+/* Copy one range, non-temporal if asked, polling abort between chunks.
+ * false if aborted. */
+static bool copy_range(uint8_t *d, const uint8_t *s, size_t n, bool nt, const volatile int *abort)
+{
+	while (n > 0) {
+		size_t k = n < SD_DMA_HALF_CHUNK ? n : SD_DMA_HALF_CHUNK;
+
+		if (__atomic_load_n(abort, __ATOMIC_RELAXED))
+			return false;
+		if (nt)
+			nt_copy_fn(d, s, k);
+		else
+			plain_copy(d, s, k);
+		d += k;
+		s += k;
+		n -= k;
+	}
+	return true;
+}
 
 static bool ring_push(struct sd_spsc_ring *r, struct doca_dma_task_memcpy *t)
 {
@@ -128,58 +360,123 @@ static bool ring_empty(struct sd_spsc_ring *r)
 	       atomic_load_explicit(&r->tail, memory_order_seq_cst);
 }
 
+static bool sq_ready(struct sd_dma_engine *eng)
+{
+	return !ring_empty(&eng->sq) || atomic_load(&eng->quit);
+}
+
+static bool job_ready(struct sd_dma_engine *eng)
+{
+	return atomic_load(&eng->job_posted) != atomic_load_explicit(&eng->job_done, memory_order_relaxed) ||
+	       atomic_load(&eng->quit);
+}
+
+static bool job_finished(struct sd_dma_engine *eng)
+{
+	return atomic_load(&eng->job_done) == atomic_load_explicit(&eng->job_posted, memory_order_relaxed);
+}
+
+/* The helper: copies the second half of split tasks, one at a time. */
+static void *helper_thread(void *arg)
+{
+	struct sd_dma_engine *eng = arg;
+
+	for (;;) {
+		uint32_t posted;
+
+		waiter_wait(&eng->job_wait, job_ready, eng);
+		posted = atomic_load(&eng->job_posted);
+		if (posted == atomic_load(&eng->job_done)) {
+			if (atomic_load(&eng->quit))
+				break;
+			continue;
+		}
+		eng->job.status = copy_range(eng->job.dst, eng->job.src, eng->job.len, eng->job.nt, &eng->abort_flag)
+					  ? DOCA_SUCCESS
+					  : SD_TASK_FLUSHED_STATUS;
+		atomic_store(&eng->job_done, posted);
+		waiter_wake(&eng->done_wait);
+	}
+	return NULL;
+}
+
+/* A checked local task of one source and one destination segment: split it
+ * with the helper if it is large enough, else copy it here. */
+static doca_error_t copy_local_single(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t)
+{
+	const uint8_t *s = t->src->data;
+	uint8_t *d = t->dst->data + t->dst->data_len;
+	size_t n = t->src->data_len;
+	bool nt = n >= eng->nt_min;
+	bool ok;
+
+	if (eng->helper_running && n >= eng->split_min && n >= 2) {
+		size_t mid = n / 2;
+		size_t adj = (size_t)((uintptr_t)(d + mid) & 63); /* the helper's stores start on a line */
+
+		if (mid > adj)
+			mid -= adj;
+		eng->job.dst = d + mid;
+		eng->job.src = s + mid;
+		eng->job.len = n - mid;
+		eng->job.nt = nt;
+		atomic_fetch_add(&eng->job_posted, 1);
+		waiter_wake(&eng->job_wait);
+		ok = copy_range(d, s, mid, nt, &eng->abort_flag);
+		/* The helper's half must be finished before the task can be reported
+		 * (or flushed: its buffers go back to the program). */
+		waiter_wait(&eng->done_wait, job_finished, eng);
+		if (!ok || eng->job.status != DOCA_SUCCESS)
+			return DOCA_ERROR_AGAIN;
+	} else if (!copy_range(d, s, n, nt, &eng->abort_flag)) {
+		return DOCA_ERROR_AGAIN;
+	}
+	t->dst->data_len += n;
+	return DOCA_SUCCESS;
+}
+
 static void *engine_thread(void *arg)
 {
 	struct sd_dma_engine *eng = arg;
-	unsigned int idle = 0;
 
 	for (;;) {
 		struct doca_dma_task_memcpy *t = ring_pop(&eng->sq);
 
-		if (t != NULL) {
-			idle = 0;
-			if (__atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED))
-				t->eng_status = SD_TASK_FLUSHED_STATUS;
-			else
-				t->eng_status = sd_dma_task_copy(t, &eng->abort_flag);
-			if (t->eng_status == DOCA_ERROR_AGAIN)
-				t->eng_status = SD_TASK_FLUSHED_STATUS;
-			/* the PE hands out at most SD_DMA_RING_SIZE tasks: cq cannot be full */
-			ring_push(&eng->cq, t);
-			sd_pe_wake(eng->pe);
+		if (t == NULL) {
+			if (atomic_load(&eng->quit))
+				break;
+			waiter_wait(&eng->sq_wait, sq_ready, eng);
 			continue;
 		}
-		if (atomic_load(&eng->quit))
-			break;
-		if (++idle < SD_DMA_SPIN_ROUNDS) {
-			if ((idle & 63) == 0)
-				sched_yield();
-			continue;
-		}
-		pthread_mutex_lock(&eng->lock);
-		atomic_store(&eng->sleeping, 1);
-		while (ring_empty(&eng->sq) && !atomic_load(&eng->quit))
-			pthread_cond_wait(&eng->cond, &eng->lock);
-		atomic_store(&eng->sleeping, 0);
-		pthread_mutex_unlock(&eng->lock);
-		idle = 0;
+		if (__atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED))
+			t->eng_status = SD_TASK_FLUSHED_STATUS;
+		else if (t->eng_remote == 0 && t->src->next == NULL && t->dst->next == NULL)
+			t->eng_status = copy_local_single(eng, t);
+		else
+			t->eng_status = sd_dma_task_copy(t, &eng->abort_flag);
+		/* A task that did not complete while a stop was aborting the
+		 * engine was flushed; any other failure is the task's own. */
+		t->eng_flushed = t->eng_status == DOCA_ERROR_AGAIN ||
+				 (t->eng_status != DOCA_SUCCESS && __atomic_load_n(&eng->abort_flag, __ATOMIC_RELAXED));
+		if (t->eng_flushed)
+			t->eng_status = SD_TASK_FLUSHED_STATUS;
+		/* the PE hands out at most SD_DMA_RING_SIZE tasks: cq cannot be full */
+		ring_push(&eng->cq, t);
+		sd_pe_wake(eng->pe);
 	}
 	return NULL;
 }
 
 static void engine_kick(struct sd_dma_engine *eng)
 {
-	if (atomic_load(&eng->sleeping)) {
-		pthread_mutex_lock(&eng->lock);
-		pthread_cond_signal(&eng->cond);
-		pthread_mutex_unlock(&eng->lock);
-	}
+	waiter_wake(&eng->sq_wait);
 }
 
 static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 {
 	struct sd_dma_engine *eng;
-	uint64_t inline_max, remote_inline_max;
+	uint64_t inline_max, remote_inline_max, split_min, nt_min;
+	const char *nt_how;
 	doca_error_t err;
 
 	/* Tuning knobs for measurements, not user-facing settings; a refused
@@ -188,6 +485,10 @@ static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 	if (err == DOCA_SUCCESS)
 		err = sd_env_u64("SOFTDOCA_DMA_REMOTE_INLINE_MAX", SD_DMA_REMOTE_INLINE_MAX_DEFAULT, 0,
 				 SD_DMA_INLINE_MAX_LIMIT, &remote_inline_max);
+	if (err == DOCA_SUCCESS)
+		err = sd_env_u64("SOFTDOCA_DMA_SPLIT_MIN", SD_DMA_SPLIT_MIN_DEFAULT, 0, UINT64_MAX, &split_min);
+	if (err == DOCA_SUCCESS)
+		err = sd_env_u64("SOFTDOCA_DMA_NT_MIN", SD_DMA_NT_MIN_DEFAULT, 0, UINT64_MAX, &nt_min);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (posix_memalign((void **)&eng, 64, sizeof(*eng)) != 0)
@@ -196,8 +497,14 @@ static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 	eng->dma = dma;
 	eng->inline_max = (size_t)inline_max;
 	eng->remote_inline_max = (size_t)remote_inline_max;
-	pthread_mutex_init(&eng->lock, NULL);
-	pthread_cond_init(&eng->cond, NULL);
+	eng->split_min = split_min > SIZE_MAX ? SIZE_MAX : (size_t)split_min;
+	eng->nt_min = nt_min > SIZE_MAX ? SIZE_MAX : (size_t)nt_min;
+	eng->max_buf_size = dma->caps->dma_max_buf_size;
+	eng->max_list = dma->caps->dma_max_buf_list_len;
+	nt_how = nt_select();
+	SD_LOG_DBG("DMA engine: copies of %zu bytes or more on the engine thread (remote: %zu), split in two from %zu, "
+		   "non-temporal from %zu (%s)", eng->inline_max, eng->remote_inline_max, eng->split_min, eng->nt_min,
+		   nt_how);
 	*out = eng;
 	return DOCA_SUCCESS;
 }
@@ -206,8 +513,6 @@ static void sw_destroy(struct sd_dma_engine *eng)
 {
 	if (eng == NULL)
 		return;
-	pthread_cond_destroy(&eng->cond);
-	pthread_mutex_destroy(&eng->lock);
 	free(eng);
 }
 
@@ -243,11 +548,15 @@ static bool sw_drained(struct sd_dma_engine *eng)
 		return false;
 	if (eng->thread_running) {
 		atomic_store(&eng->quit, 1);
-		pthread_mutex_lock(&eng->lock);
-		pthread_cond_signal(&eng->cond);
-		pthread_mutex_unlock(&eng->lock);
+		waiter_wake(&eng->sq_wait);
 		pthread_join(eng->thread, NULL);
 		eng->thread_running = false;
+	}
+	if (eng->helper_running) {
+		atomic_store(&eng->quit, 1);
+		waiter_wake(&eng->job_wait);
+		pthread_join(eng->helper, NULL);
+		eng->helper_running = false;
 	}
 	return true;
 }
@@ -274,14 +583,22 @@ static bool start_thread(struct sd_dma_engine *eng)
 		return false;
 	}
 	eng->thread_running = true;
+	/* Without a helper the engine thread copies split-size tasks whole. */
+	rc = pthread_create(&eng->helper, NULL, helper_thread, eng);
+	if (rc != 0)
+		SD_LOG_WARN("DMA engine helper thread could not start (%s); large copies run on one thread",
+			    strerror(rc));
+	else
+		eng->helper_running = true;
 	return true;
 }
 
 /* An execution failure breaks the context (DOCA); a flush or an abort by
- * stop does not. */
-static void finish(struct doca_dma_task_memcpy *t, doca_error_t status)
+ * stop does not. Which one it was is said, not read from the status: a
+ * real failure may carry the same code as a flush (IO_FAILED). */
+static void finish(struct doca_dma_task_memcpy *t, doca_error_t status, bool flushed)
 {
-	if (status == DOCA_SUCCESS || status == SD_TASK_FLUSHED_STATUS)
+	if (status == DOCA_SUCCESS || flushed)
 		sd_task_complete(&t->task, status);
 	else
 		sd_task_fail(&t->task, status);
@@ -299,6 +616,55 @@ static void __attribute__((noinline, cold)) trace_task(const struct doca_dma_tas
 		   (t->eng_remote & SD_DMA_DST_REMOTE) ? ", remote" : "", where);
 }
 
+/*
+ * The common task, checked and copied without the general walk: one local
+ * source segment and one local destination segment whose mmaps this poll
+ * already found usable (cache), no injected fault (the faults hook carries
+ * it in the status). It answers true only where sd_dma_task_check would
+ * succeed with the same byte count; anything else, error or not, goes the
+ * general way, which also logs the error.
+ */
+static inline bool quick_check(const struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t,
+			       const struct sd_dma_check_cache *c, size_t *total)
+{
+	const struct doca_buf *s = t->src;
+	const struct doca_buf *d = t->dst;
+	const uint8_t *tail;
+	size_t n, room;
+
+	if (s->next != NULL || d->next != NULL || s->mmap != c->src_ok || d->mmap != c->dst_ok || c->src_ok_remote ||
+	    c->dst_ok_remote || t->task.status != DOCA_SUCCESS || s->list_len > eng->max_list ||
+	    d->list_len > eng->max_list)
+		return false;
+	n = s->data_len;
+	if (n == 0 || n > eng->max_buf_size || s->addr == NULL || s->data < s->addr || n > s->len ||
+	    (size_t)(s->data - s->addr) > s->len - n)
+		return false;
+	if (d->addr == NULL || d->data < d->addr || d->data_len > d->len ||
+	    (size_t)(d->data - d->addr) > d->len - d->data_len)
+		return false;
+	tail = d->data + d->data_len;
+	room = (size_t)(d->addr + d->len - tail);
+	if (room < n || !sd_mmap_contains(s->mmap, s->data, n) || !sd_mmap_contains(d->mmap, tail, room))
+		return false;
+	t->eng_remote = 0;
+	*total = n;
+	return true;
+}
+
+/* A quick-checked task's copy (what sd_dma_task_copy does for it). */
+static inline void quick_copy(struct doca_dma_task_memcpy *t, size_t n)
+{
+	const uint8_t *s = t->src->data;
+	uint8_t *d = t->dst->data + t->dst->data_len;
+
+	if (d < s + n && s < d + n)
+		memmove(d, s, n); /* overlap is the program's mistake, not undefined behaviour here */
+	else
+		memcpy(d, s, n);
+	t->dst->data_len += n;
+}
+
 static int sw_poll(struct sd_dma_engine *eng)
 {
 	struct sd_dma_check_cache cache = {NULL, NULL};
@@ -313,8 +679,8 @@ static int sw_poll(struct sd_dma_engine *eng)
 	if (eng->worker_outstanding != 0) {
 		while ((t = ring_pop(&eng->cq)) != NULL) {
 			eng->worker_outstanding--;
-			finish(t, t->eng_status);
-			if (t->eng_status != DOCA_SUCCESS && t->eng_status != SD_TASK_FLUSHED_STATUS)
+			finish(t, t->eng_status, t->eng_flushed);
+			if (t->eng_status != DOCA_SUCCESS && !t->eng_flushed)
 				failed = true;
 			n++;
 		}
@@ -325,6 +691,18 @@ static int sw_poll(struct sd_dma_engine *eng)
 		doca_error_t err;
 		size_t total;
 
+		if (quick_check(eng, t, &cache, &total) && total < eng->inline_max &&
+		    (inline_bytes < SD_DMA_POLL_BUDGET || n == 0)) {
+			eng->pend_head = t->eng_next;
+			if (__builtin_expect(trc, 0))
+				trace_task(t, total, "inline in progress");
+			quick_copy(t, total);
+			inline_bytes += total;
+			sd_task_complete(&t->task, DOCA_SUCCESS);
+			taken++;
+			n++;
+			continue;
+		}
 		err = sd_dma_task_check(t, &cache, &total);
 		if (err == DOCA_SUCCESS && total >= (t->eng_remote ? eng->remote_inline_max : eng->inline_max) &&
 		    (eng->thread_running || start_thread(eng))) {
@@ -349,7 +727,7 @@ static int sw_poll(struct sd_dma_engine *eng)
 			if (err == DOCA_SUCCESS)
 				inline_bytes += total;
 		}
-		finish(t, err);
+		finish(t, err, false);
 		if (err != DOCA_SUCCESS)
 			failed = true;
 		taken++;
