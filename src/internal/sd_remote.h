@@ -8,8 +8,28 @@
  * any means). The importer calls sd_remote_import(), then sd_remote_read() /
  * sd_remote_write() move bytes between its own memory and the exporter's,
  * with no call on the exporter's side: the importer reaches the exporter's
- * pages through the kernel (process_vm_readv/writev, or /proc/<pid>/mem; see
- * src/fabric/remote_mem.c for the mechanism and its fallback).
+ * pages through shared memory where the export could be moved onto it, and
+ * through the kernel elsewhere (process_vm_readv/writev, or /proc/<pid>/mem;
+ * see src/fabric/remote_mem.c for the mechanisms and their fallbacks).
+ *
+ * Moving at export: sd_remote_export() moves the whole pages inside the
+ * range onto a memfd, in place (same addresses, same content: the program
+ * sees no change), and the importer maps that memfd and copies with plain
+ * loads and stores. The rules this brings for the exporting program:
+ *   - no other thread may write the range while sd_remote_export() runs
+ *     (a write racing the move may be lost);
+ *   - after fork(), a child shares the moved pages with the parent instead
+ *     of getting a copy-on-write copy (fork+exec is unaffected);
+ *   - the pages stay moved after the export is freed (the memory stays
+ *     valid and keeps its content; only the memfd's descriptor is closed).
+ * Where a move cannot be done (locked, file-backed, shared, hugetlb, stack,
+ * read-only or special mappings, a range overlapping an earlier move
+ * partially, a failing kernel call) the export keeps the pages where they
+ * are and says why in the log (INFO, once per reason). The page fragments at
+ * either end of an unaligned range are never moved.
+ * SOFTDOCA_REMOTE_NO_MOVE=1 (a switch read with sd_env_bool; junk fails the
+ * export) disables the move; SOFTDOCA_REMOTE_FORCE_FALLBACK=1 makes an
+ * import ignore the shared pages and use /proc/<pid>/mem for everything.
  *
  * Call order:
  *   exporter:  sd_remote_export -> (descriptor travels) ... -> sd_remote_export_free
@@ -167,8 +187,12 @@ bool sd_remote_contains(const struct sd_remote *r, uint64_t remote_addr, size_t 
 /* May the importer read / write it (PCI_READ_ONLY|PCI_READ_WRITE / PCI_READ_WRITE)? */
 bool sd_remote_can_read(const struct sd_remote *r);
 bool sd_remote_can_write(const struct sd_remote *r);
-/* "process_vm" or "proc_mem" (the fallback): for logs and tests. */
+/* "process_vm" or "proc_mem" (the fallback), prefixed with "shared+" when
+ * the moved interior of the export is mapped here: for logs and tests. */
 const char *sd_remote_mechanism(const struct sd_remote *r);
+/* Bytes of the export this import reaches by loads and stores (the moved
+ * interior; 0 when nothing was moved or the import could not map it). */
+size_t sd_remote_shared_len(const struct sd_remote *r);
 
 /* Copy len bytes between the export (at exporter address remote_addr) and
  * local memory. len == 0 is a successful no-op. Checks (bounds, rights,

@@ -32,10 +32,17 @@ enum rp_op {
 	RP_UNEXPORT,     /* slot: sd_remote_export_free */
 	RP_UNMAP,        /* slot: munmap the memory, the export stays */
 	RP_CRASH,        /* _exit at once, no reply */
+	RP_MOVED,        /* slot, a = offset, b = length: reply.value = 1 if those pages of the export are
+			  * mapped from a softdoca export memfd (/proc/self/maps), reply.base = the slot's
+			  * address now (unchanged by the export) */
+	RP_REEXPORT,     /* slot: export the same memory once more (a second descriptor, same access) */
+	RP_UNEXPORT2,    /* slot: free that second export */
 };
 
 #define RP_SLOTS 4
 #define RP_F_HUGE 0x1u /* back the export with transparent huge pages before filling it */
+#define RP_F_HEAP 0x2u /* take the memory from malloc (the brk heap: the peer raises the mmap threshold) */
+#define RP_F_LOCKED 0x4u /* mlock the memory before exporting it */
 
 struct rp_cmd {
 	uint32_t op;

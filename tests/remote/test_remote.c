@@ -2,13 +2,17 @@
  * Remote memory (suite 'remote'): the exporter is remote_peer, another
  * process (the other flavor's build when a peer build is configured), which
  * only waits on its control socket while this process reads and writes its
- * memory. Every case also runs with SOFTDOCA_REMOTE_FORCE_FALLBACK=1.
+ * memory. Most cases also run with SOFTDOCA_REMOTE_FORCE_FALLBACK=1; the
+ * cases about pages moved onto shared memory at export run without it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -664,7 +668,7 @@ static void test_kernel_refuses_pvm(void **state)
 			_exit(10);
 		if (sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r) != DOCA_SUCCESS)
 			_exit(11);
-		if (strcmp(sd_remote_mechanism(r), "proc_mem") != 0)
+		if (strcmp(sd_remote_mechanism(r), "shared+proc_mem") != 0)
 			code = 12;
 		else if (sd_remote_read(r, rep.base, buf, len) != DOCA_SUCCESS || rp_fnv(buf, len) != pattern_sum(0, len, 11))
 			code = 13;
@@ -679,6 +683,340 @@ static void test_kernel_refuses_pvm(void **state)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(peer_sum(&f, 0, 0, len), pattern_sum(0, len, 12));
+	down(&f);
+}
+
+/* ---- pages moved onto shared memory at export ---------------------------- */
+
+#define PG 4096u
+
+static uint64_t peer_moved(struct fx *f, uint32_t slot, uint64_t off, uint64_t len, uint64_t *base)
+{
+	struct rp_cmd c = {.op = RP_MOVED, .slot = slot, .a = off, .b = len};
+	struct rp_reply r;
+
+	assert_int_equal(rp_call(&f->peer, &c, &r), 0);
+	assert_int_equal(r.status, DOCA_SUCCESS);
+	if (base != NULL)
+		*base = r.base;
+	return r.value;
+}
+
+static void peer_fill(struct fx *f, uint32_t slot, uint32_t seed)
+{
+	struct rp_cmd c = {.op = RP_FILL, .slot = slot, .seed = seed};
+	struct rp_reply r;
+
+	assert_int_equal(rp_call(&f->peer, &c, &r), 0);
+	assert_int_equal(r.status, DOCA_SUCCESS);
+}
+
+/* The exporter keeps its addresses and bytes, both sides see each other's
+ * writes, and the importer copies by loads and stores (mmap'd memory and
+ * brk-heap memory alike). */
+static void moved_case(uint32_t flags)
+{
+	const size_t len = 4 * MIB;
+	uint8_t *buf = malloc(len), *want = malloc(len);
+	struct rp_reply rep;
+	struct sd_remote *r;
+	uint64_t base;
+	struct fx f;
+
+	assert_non_null(buf);
+	assert_non_null(want);
+	up(&f);
+	g_export_flags = flags;
+	export(&f, 0, len, 0, RW, 31, &rep);
+	g_export_flags = 0;
+	r = import_ok(&rep);
+	/* malloc'd memory starts 16 bytes into a page: everything but the ends moves */
+	assert_string_equal(sd_remote_mechanism(r), "shared+process_vm");
+	assert_true(sd_remote_shared_len(r) >= len - 2 * PG);
+	assert_int_equal(peer_moved(&f, 0, PG, len - 2 * PG, &base), 1);
+	assert_int_equal(base, rep.base);
+	/* content kept: the exporter reads its pattern, so does the importer */
+	assert_int_equal(peer_sum(&f, 0, 0, len), pattern_sum(0, len, 31));
+	assert_int_equal(sd_remote_read(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(rp_fnv(buf, len), pattern_sum(0, len, 31));
+	/* importer -> exporter */
+	rp_pattern(buf, 0, len, 32);
+	assert_int_equal(sd_remote_write(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(peer_sum(&f, 0, 0, len), rp_fnv(buf, len));
+	/* exporter -> importer (the exporter writes through its own pointers) */
+	peer_fill(&f, 0, 33);
+	assert_int_equal(sd_remote_read(r, rep.base, buf, len), DOCA_SUCCESS);
+	rp_pattern(want, 0, len, 33);
+	assert_memory_equal(buf, want, len);
+	sd_remote_release(r);
+	/* the pages stay moved (and valid) once the export is gone */
+	peer_op(&f, RP_UNEXPORT, 0);
+	assert_int_equal(peer_moved(&f, 0, PG, len - 2 * PG, NULL), 1);
+	assert_int_equal(peer_sum(&f, 0, 0, len), pattern_sum(0, len, 33));
+	/* and a new export of them moves them again, content kept */
+	{
+		struct rp_cmd c = {.op = RP_REEXPORT, .slot = 0};
+
+		assert_int_equal(rp_call(&f.peer, &c, &rep), 0);
+		assert_int_equal(rep.status, DOCA_SUCCESS);
+	}
+	r = import_ok(&rep);
+	assert_string_equal(sd_remote_mechanism(r), "shared+process_vm");
+	assert_int_equal(sd_remote_read(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_memory_equal(buf, want, len);
+	rp_pattern(buf, 0, len, 34);
+	assert_int_equal(sd_remote_write(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(peer_sum(&f, 0, 0, len), pattern_sum(0, len, 34));
+	sd_remote_release(r);
+	down(&f);
+	free(buf);
+	free(want);
+}
+
+static void test_moved_mmap(void **state)
+{
+	moved_case(0);
+}
+
+static void test_moved_heap(void **state)
+{
+	moved_case(RP_F_HEAP);
+}
+
+/* Unaligned ends stay on the kernel path: every access across the seams
+ * between the two paths is byte-exact and touches nothing around it. */
+static void test_unaligned_edges(void **state)
+{
+	const size_t len = MIB + 2 * PG + 123, off = 77;
+	uint8_t *src = malloc(len), *back = malloc(len + 16);
+	struct rp_reply rep;
+	struct sd_remote *r;
+	uint64_t h, t, end;
+	struct fx f;
+
+	assert_non_null(src);
+	assert_non_null(back);
+	up(&f);
+	export(&f, 0, len, off, RW, 41, &rep);
+	r = import_ok(&rep);
+	end = rep.base + len;
+	h = (rep.base + PG - 1) & ~(uint64_t)(PG - 1);
+	t = end & ~(uint64_t)(PG - 1);
+	if (!g_fallback) {
+		assert_int_equal(sd_remote_shared_len(r), t - h);
+		assert_int_equal(peer_moved(&f, 0, h - rep.base, t - h, NULL), 1);
+		assert_int_equal(peer_moved(&f, 0, 0, h - rep.base, NULL), 0);
+	}
+	assert_int_equal(sd_remote_read(r, rep.base, back, len), DOCA_SUCCESS);
+	assert_int_equal(rp_fnv(back, len), pattern_sum(0, len, 41));
+	{
+		const uint64_t win[][2] = {
+			{rep.base, len}, {rep.base, h - rep.base}, {h - 5, 10}, {h, 1}, {h - 1, 1}, {t - 7, 16},
+			{t, end - t}, {t - 1, end - t + 1}, {rep.base + 3, h - rep.base}, {h - 9, t - h + 18},
+		};
+
+		for (size_t i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
+			uint64_t o = win[i][0] - rep.base, n = win[i][1], before = 0, after = 0;
+
+			rp_pattern(src, o, n, 50 + (uint32_t)i);
+			if (o >= 32)
+				before = peer_sum(&f, 0, o - 32, 32);
+			if (o + n + 32 <= len)
+				after = peer_sum(&f, 0, o + n, 32);
+			assert_int_equal(sd_remote_write(r, win[i][0], src, n), DOCA_SUCCESS);
+			assert_int_equal(peer_sum(&f, 0, o, n), rp_fnv(src, n));
+			if (o >= 32)
+				assert_int_equal(peer_sum(&f, 0, o - 32, 32), before);
+			if (o + n + 32 <= len)
+				assert_int_equal(peer_sum(&f, 0, o + n, 32), after);
+			memset(back, 0xaa, n + 16);
+			assert_int_equal(sd_remote_read(r, win[i][0], back, n), DOCA_SUCCESS);
+			assert_memory_equal(back, src, n);
+			assert_true(all_bytes(back + n, 16, 0xaa));
+		}
+	}
+	sd_remote_release(r);
+	down(&f);
+	free(src);
+	free(back);
+}
+
+/* SOFTDOCA_REMOTE_NO_MOVE=1 in the exporter keeps the pages where they are
+ * (the kernel path, still correct); junk fails the export. */
+static void test_no_move_switch(void **state)
+{
+	const size_t len = 2 * MIB;
+	uint8_t *buf = malloc(len);
+	struct rp_cmd c = {.op = RP_EXPORT, .slot = 1, .a = len, .access = RW, .card = CARD, .seed = 1};
+	struct rp_reply rep;
+	struct sd_remote *r;
+	struct fx f;
+
+	assert_non_null(buf);
+	setenv("SOFTDOCA_REMOTE_NO_MOVE", "1", 1);
+	up(&f);
+	unsetenv("SOFTDOCA_REMOTE_NO_MOVE");
+	export(&f, 0, len, 0, RW, 61, &rep);
+	r = import_ok(&rep);
+	assert_string_equal(sd_remote_mechanism(r), g_fallback ? "proc_mem" : "process_vm");
+	assert_int_equal(sd_remote_shared_len(r), 0);
+	assert_int_equal(peer_moved(&f, 0, 0, len, NULL), 0);
+	assert_int_equal(sd_remote_read(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(rp_fnv(buf, len), pattern_sum(0, len, 61));
+	rp_pattern(buf, 0, len, 62);
+	assert_int_equal(sd_remote_write(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(peer_sum(&f, 0, 0, len), rp_fnv(buf, len));
+	sd_remote_release(r);
+	down(&f);
+
+	setenv("SOFTDOCA_REMOTE_NO_MOVE", "yes", 1);
+	up(&f);
+	unsetenv("SOFTDOCA_REMOTE_NO_MOVE");
+	c.side = f.export_side;
+	assert_int_equal(rp_call(&f.peer, &c, &rep), 0);
+	assert_int_equal(rep.status, DOCA_ERROR_INVALID_VALUE);
+	down(&f);
+	free(buf);
+}
+
+/* VmLck of a process, in kB. */
+static unsigned long peer_locked_kb(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long kb = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fp = fopen(path, "re");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "VmLck: %lu", &kb) == 1)
+			break;
+	fclose(fp);
+	return kb;
+}
+
+/* Memory whose mapping a shared memfd would not reproduce (here: locked)
+ * stays where it is, and the kernel path serves it. */
+static void test_locked_stays(void **state)
+{
+	const size_t len = MIB;
+	uint8_t *buf = malloc(len);
+	struct rp_reply rep;
+	struct sd_remote *r;
+	struct fx f;
+
+	assert_non_null(buf);
+	up(&f);
+	g_export_flags = RP_F_LOCKED;
+	export(&f, 0, len, 0, RW, 91, &rep);
+	g_export_flags = 0;
+	if (peer_locked_kb(f.peer.pid) == 0) {
+		/* AddressSanitizer's mlock() is a no-op: nothing is locked to test */
+		down(&f);
+		free(buf);
+		skip();
+	}
+	r = import_ok(&rep);
+	assert_string_equal(sd_remote_mechanism(r), "process_vm");
+	assert_int_equal(peer_moved(&f, 0, 0, len, NULL), 0);
+	assert_int_equal(sd_remote_read(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(rp_fnv(buf, len), pattern_sum(0, len, 91));
+	rp_pattern(buf, 0, len, 92);
+	assert_int_equal(sd_remote_write(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(peer_sum(&f, 0, 0, len), rp_fnv(buf, len));
+	sd_remote_release(r);
+	down(&f);
+	free(buf);
+}
+
+/* Two exports of the same memory share one move: importers of either see
+ * the same bytes, and freeing one leaves the other working. */
+static void test_reexport_shares(void **state)
+{
+	const size_t len = 2 * MIB;
+	uint8_t *buf = malloc(len), *back = malloc(len);
+	struct rp_cmd c = {.op = RP_REEXPORT, .slot = 0};
+	struct rp_reply rep, rep2;
+	struct sd_remote *r, *r2;
+	struct fx f;
+
+	assert_non_null(buf);
+	assert_non_null(back);
+	up(&f);
+	export(&f, 0, len, 0, RW, 71, &rep);
+	assert_int_equal(rp_call(&f.peer, &c, &rep2), 0);
+	assert_int_equal(rep2.status, DOCA_SUCCESS);
+	r = import_ok(&rep);
+	r2 = import_ok(&rep2);
+	assert_int_equal(sd_remote_shared_len(r), len);
+	assert_int_equal(sd_remote_shared_len(r2), len);
+	rp_pattern(buf, 0, len, 72);
+	assert_int_equal(sd_remote_write(r, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(sd_remote_read(r2, rep.base, back, len), DOCA_SUCCESS);
+	assert_memory_equal(back, buf, len);
+	peer_op(&f, RP_UNEXPORT, 0);
+	assert_int_equal(sd_remote_read(r, rep.base, back, 16), DOCA_ERROR_NOT_FOUND);
+	rp_pattern(buf, 0, len, 73);
+	assert_int_equal(sd_remote_write(r2, rep.base, buf, len), DOCA_SUCCESS);
+	assert_int_equal(peer_sum(&f, 0, 0, len), rp_fnv(buf, len));
+	sd_remote_release(r);
+	sd_remote_release(r2);
+	down(&f);
+	free(buf);
+	free(back);
+}
+
+/* Another user reaches neither the export nor the memfd behind it. */
+static void test_other_uid(void **state)
+{
+	const uid_t nobody = 65534;
+	char fdpath[PATH_MAX] = "", dir[64], link[PATH_MAX], target[PATH_MAX];
+	struct rp_reply rep;
+	struct dirent *de;
+	struct fx f;
+	pid_t child;
+	DIR *d;
+	int st;
+
+	if (geteuid() != 0)
+		skip();
+	up(&f);
+	export(&f, 0, MIB, 0, RW, 81, &rep);
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)f.peer.pid);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			if (strstr(target, "memfd:softdoca-export") != NULL)
+				snprintf(fdpath, sizeof(fdpath), "%s", link);
+		}
+	}
+	closedir(d);
+	assert_true(fdpath[0] != '\0');
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct sd_remote *r = NULL;
+		int code = 0;
+
+		if (setgroups(0, NULL) != 0 || setgid(nobody) != 0 || setuid(nobody) != 0 || geteuid() != nobody)
+			_exit(20);
+		if (sd_remote_import(rep.desc, rep.desc_len, CARD, rp_native_side(), &r) != DOCA_ERROR_NOT_PERMITTED)
+			code = 21;
+		else if (open(fdpath, O_RDONLY | O_CLOEXEC) >= 0)
+			code = 22;
+		_exit(code);
+	}
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(peer_sum(&f, 0, 0, MIB), pattern_sum(0, MIB, 81));
 	down(&f);
 }
 
@@ -736,6 +1074,13 @@ int main(void)
 		BOTH(test_revoked_and_unmapped),
 		BOTH(test_dies_midway),
 		cmocka_unit_test_setup(test_kernel_refuses_pvm, use_primary),
+		cmocka_unit_test_setup(test_moved_mmap, use_primary),
+		cmocka_unit_test_setup(test_moved_heap, use_primary),
+		BOTH(test_unaligned_edges),
+		BOTH(test_no_move_switch),
+		cmocka_unit_test_setup(test_reexport_shares, use_primary),
+		cmocka_unit_test_setup(test_locked_stays, use_primary),
+		cmocka_unit_test_setup(test_other_uid, use_primary),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
