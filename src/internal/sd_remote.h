@@ -21,7 +21,14 @@
  *   - after fork(), a child shares the moved pages with the parent instead
  *     of getting a copy-on-write copy (fork+exec is unaffected);
  *   - the pages stay moved after the export is freed (the memory stays
- *     valid and keeps its content; only the memfd's descriptor is closed).
+ *     valid and keeps its content; only the memfd's descriptor is closed);
+ *   - madvise(MADV_DONTNEED) no longer zeroes moved pages (shared memory
+ *     keeps its content), so an allocator that purges that way may hand
+ *     the same bytes out again instead of zeroes;
+ *   - the move needs the range's size again, briefly, while it copies; a
+ *     page neither side ever touched is allocated in the memfd when first
+ *     touched, and if memory then runs out that touch is a SIGBUS, not an
+ *     error code.
  * Where a move cannot be done (locked, file-backed, shared, hugetlb, stack,
  * read-only or special mappings, a range overlapping an earlier move
  * partially, a failing kernel call) the export keeps the pages where they
