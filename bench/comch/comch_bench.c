@@ -126,6 +126,8 @@ struct bench {
 	uint32_t peer_cons;
 	bool done, bye;
 	uint64_t completed, failed;
+	struct fp_waiter waiter; /* both PEs' notification handles */
+	struct fp_waiter waiter_fp;
 };
 
 static struct bench B;
@@ -176,9 +178,14 @@ static bool b_wait(bool *flag, double secs)
 {
 	double end = fp_now() + secs;
 
+	/* Poll, and sleep on the PEs' notification when neither reports
+	 * anything: waiting for the server must not take its CPU. */
 	while (!*flag && fp_now() < end) {
-		doca_pe_progress(B.pe_fp);
-		doca_pe_progress(B.pe_cli);
+		int busy = doca_pe_progress(B.pe_fp);
+
+		busy += doca_pe_progress(B.pe_cli);
+		if (!busy && !*flag && B.waiter.ep >= 0)
+			fp_waiter_sleep(&B.waiter, 10);
 	}
 	return *flag;
 }
@@ -223,6 +230,10 @@ static int b_setup(const char *name)
 		doca_pe_progress(B.pe_cli);
 		doca_pe_progress(B.pe_fp);
 	}
+	if (!fp_waiter_init(&B.waiter, B.pe_fp, B.pe_cli))
+		fp_waiter_fini(&B.waiter);
+	if (!fp_waiter_init(&B.waiter_fp, B.pe_fp, NULL))
+		fp_waiter_fini(&B.waiter_fp);
 	return B.peer_cons != 0 ? 0 : -1;
 }
 
@@ -259,8 +270,16 @@ static bool bench_fastpath(uint32_t size, uint64_t n, uint64_t *total, pid_t ser
 			return false;
 		}
 		if (e != DOCA_SUCCESS || (++it & 255) == 0) {
-			if (!doca_pe_progress(B.pe_fp) && e == DOCA_ERROR_AGAIN)
-				sched_yield(); /* the consumer needs the CPU more */
+			/* The consumer has no receive free: the producer spins
+			 * a little (progress reports that), then we sleep until
+			 * the consumer has reposted, as a DOCA program would on
+			 * the PE's notification handle. */
+			if (!doca_pe_progress(B.pe_fp) && e == DOCA_ERROR_AGAIN) {
+				if (B.waiter_fp.ep >= 0)
+					fp_waiter_sleep(&B.waiter_fp, 10);
+				else
+					sched_yield();
+			}
 			if ((++it & 4095) == 0)
 				doca_pe_progress(B.pe_cli);
 		}
@@ -297,6 +316,8 @@ static void b_teardown(void)
 			doca_pe_progress(B.pe_cli);
 		doca_comch_client_destroy(B.cli);
 	}
+	fp_waiter_fini(&B.waiter);
+	fp_waiter_fini(&B.waiter_fp);
 	if (B.pe_fp)
 		doca_pe_destroy(B.pe_fp);
 	if (B.pe_cli)
@@ -358,6 +379,7 @@ static int one_size(const char *peer, uint32_t size, uint32_t reps, double secs,
 	snprintf(bufs, sizeof(bufs), "%u", nbufs);
 	snprintf(sz, sizeof(sz), "%u", size);
 	memset(&B, 0, sizeof(B));
+	B.waiter.ep = B.waiter_fp.ep = -1;
 	fabric = fp_fabric_make();
 	if (fabric == NULL) {
 		perror("comch_bench: fabric directory");

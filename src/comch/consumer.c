@@ -25,8 +25,6 @@ SD_LOG_REGISTER(COMCH_CONSUMER);
 /* Messages handed over per progress call, so one busy consumer cannot
  * starve the other contexts of its PE. */
 #define SD_FP_RX_BATCH 256u
-/* Empty polls before a consumer asks producers for a wake-up. */
-#define SD_FP_ARM_AFTER 64u
 
 struct posted {
 	struct doca_comch_consumer_task_post_recv *task;
@@ -48,8 +46,11 @@ struct doca_comch_consumer {
 	/* while started */
 	int fd;
 	int evfd;     /* producers signal it when we asked for a wake-up */
+	struct sd_fp_local *local; /* our announcement: the producers' eventfd */
+	bool kick_pending; /* posted or consumed since the producers last could see it */
 	bool armed;
 	uint32_t idle_polls;
+	uint64_t idle_since_ns;
 	void *base;
 	size_t size;
 	struct sd_fp_rx rx;
@@ -94,6 +95,8 @@ static void region_release(struct doca_comch_consumer *c)
 	}
 	c->fd = -1;
 	c->evfd = -1;
+	c->local = NULL;
+	c->kick_pending = false;
 	c->armed = false;
 	c->idle_polls = 0;
 	if (c->base != NULL)
@@ -172,7 +175,7 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	sd_fp_rx_init(&c->rx, c->base);
 	c->broken = false;
 	c->failed = false;
-	r = sd_fp_conn_announce(c->st, c->id, c->fd, c->evfd, c->size);
+	r = sd_fp_conn_announce(c->st, c->id, c->fd, c->evfd, c->base, c->size, &c->local);
 	if (r != DOCA_SUCCESS) {
 		SD_LOG_ERR("consumer %u: announcing to the peer failed: %s", c->id, doca_error_get_name(r));
 		goto err;
@@ -208,6 +211,22 @@ static void flush_posted(struct doca_comch_consumer *c, doca_error_t status)
 	}
 }
 
+/* Wake the peer's producers (they asked, sd_fp_rx_kick said so). */
+static void signal_producers(struct doca_comch_consumer *c)
+{
+	int fd = c->local != NULL ? __atomic_load_n(&c->local->prod_evfd, __ATOMIC_ACQUIRE) : -1;
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the counter is saturated, they are awake */
+	}
+}
+
+static bool producers_known(const struct doca_comch_consumer *c)
+{
+	return c->local != NULL && __atomic_load_n(&c->local->prod_evfd, __ATOMIC_ACQUIRE) >= 0;
+}
+
 static void consumer_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = to_consumer(ctx);
@@ -226,6 +245,9 @@ static void consumer_stop(struct doca_ctx *ctx)
 	if (c->base != NULL) {
 		flush_posted(c, status);
 		sd_fp_rx_close(&c->rx);
+		/* A producer waiting for credits learns we are gone. */
+		if (sd_fp_rx_take_kick(&c->rx))
+			signal_producers(c);
 	}
 	region_release(c);
 	sd_ctx_stop_done(ctx);
@@ -300,6 +322,15 @@ static int consumer_progress(struct doca_ctx *ctx)
 		fail(c);
 		return 1;
 	}
+	/* Producers waiting for credits or room: wake them once there is
+	 * enough for them (the hysteresis is the ring's). */
+	if (n != 0 || c->kick_pending) {
+		int k = sd_fp_rx_kick(&c->rx, producers_known(c), n != 0);
+
+		c->kick_pending = k < 0;
+		if (k > 0)
+			signal_producers(c);
+	}
 	/* Messages published before the peer went away are still delivered. */
 	if (n == 0 && sd_fp_conn_closed(c->st) && !c->failed) {
 		SD_LOG_ERR("consumer %u: connection lost, stopping", c->id);
@@ -322,7 +353,7 @@ static int consumer_progress(struct doca_ctx *ctx)
 		/* A wake-up costs the producer a syscall: ask for one only
 		 * after a run of empty polls, and report those as activity so
 		 * that an event-driven program keeps progressing until then. */
-		if (++c->idle_polls < SD_FP_ARM_AFTER)
+		if (!sd_fp_spin_over(&c->idle_polls, &c->idle_since_ns, sd_now_ns()))
 			return 1;
 		/* Going idle with buffers posted: a program may now sleep on
 		 * the PE's notification handle, so ask for a wake-up. */
@@ -361,10 +392,20 @@ static bool consumer_describe_wait(const struct doca_ctx *ctx, uint64_t waited_m
 	return true;
 }
 
+/* Receives posted outside doca_pe_progress (and then a sleep on the PE's
+ * notification handle) must still reach a producer that waits for them. */
+static bool consumer_has_work(const struct doca_ctx *ctx)
+{
+	const struct doca_comch_consumer *c = (const struct doca_comch_consumer *)ctx;
+
+	return ctx->state == DOCA_CTX_STATE_RUNNING && c->kick_pending;
+}
+
 static const struct sd_ctx_ops consumer_ops = {
 	.start = consumer_start,
 	.stop = consumer_stop,
 	.progress = consumer_progress,
+	.has_work = consumer_has_work,
 	.describe_wait = consumer_describe_wait,
 };
 
@@ -394,6 +435,7 @@ static doca_error_t recv_submit(struct doca_task *task)
 	e->cap = (uint32_t)room;
 	c->q_tail++;
 	sd_fp_rx_post(&c->rx, (uint32_t)room);
+	c->kick_pending = true;
 	SD_LOG_TRC("consumer %u: receive of up to %zu bytes posted (%llu posted)", c->id, room,
 		   (unsigned long long)(c->q_tail - c->q_head));
 	return DOCA_SUCCESS;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@ static void remote_free(struct sd_fp_remote *r)
 {
 	if (r->tx.evfd >= 0)
 		close(r->tx.evfd);
+	if (r->wake_fd >= 0)
+		close(r->wake_fd);
 	if (r->base != NULL)
 		munmap(r->base, r->size);
 	free(r);
@@ -66,6 +69,8 @@ static void conn_free(struct sd_fp_conn *st)
 		ln = l->next;
 		close(l->fd);
 		close(l->evfd);
+		if (l->prod_evfd >= 0)
+			close(l->prod_evfd);
 		free(l);
 	}
 	pthread_mutex_destroy(&st->lock);
@@ -185,7 +190,8 @@ static doca_error_t send_local(struct sd_fp_conn *st, struct sd_fp_local *l)
 	return sd_fp_conn_send(st, SD_FP_CONSUMER_EVFD, &ev, sizeof(ev), l->evfd);
 }
 
-doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, uint64_t region_size)
+doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, void *region,
+				 uint64_t region_size, struct sd_fp_local **out)
 {
 	struct sd_fp_local *l = calloc(1, sizeof(*l));
 	doca_error_t r;
@@ -195,6 +201,8 @@ doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int
 	l->id = id;
 	l->fd = fd;
 	l->evfd = evfd;
+	l->prod_evfd = -1;
+	l->hdr = region;
 	l->body.version = SD_FP_VERSION;
 	l->body.consumer_id = id;
 	l->body.region_size = region_size;
@@ -211,8 +219,12 @@ doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int
 				break;
 			}
 		pthread_mutex_unlock(&st->lock);
+		if (l->prod_evfd >= 0)
+			close(l->prod_evfd);
 		free(l); /* the fds stay the caller's */
+		return r;
 	}
+	*out = l;
 	return r;
 }
 
@@ -233,6 +245,8 @@ void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id)
 		return;
 	close(l->fd);
 	close(l->evfd);
+	if (l->prod_evfd >= 0)
+		close(l->prod_evfd);
 	free(l);
 	(void)sd_fp_conn_send(st, SD_FP_CONSUMER_GONE, &body, sizeof(body), -1);
 }
@@ -299,6 +313,16 @@ static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, co
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		munmap(base, b.region_size);
+		return;
+	}
+	/* Producers that find no credit sleep on it: without one they could
+	 * only spin, so no mapping without it. */
+	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->wake_fd < 0) {
+		SD_LOG_ERR("fast path: consumer %u refused: no eventfd for its producers: %s", b.consumer_id,
+			   strerror(errno));
+		munmap(base, b.region_size);
+		free(r);
 		return;
 	}
 	r->id = b.consumer_id;
@@ -390,6 +414,45 @@ static void on_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, int f
 		close(fd);
 }
 
+/* The peer's producers for one of our consumers: signalled by the consumer
+ * when they asked (sd_fp_rx_kick), and now if they asked before the fd got
+ * here. As everywhere, whoever signals first takes the request (tx_wake):
+ * producers rely on "signalled => request taken". */
+static void on_prod_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, int fd)
+{
+	struct sd_fp_gone_body b;
+	struct sd_fp_local *l;
+	uint64_t one = 1;
+
+	if (len != sizeof(b) || body == NULL || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	memcpy(&b, body, sizeof(b));
+	if (!is_eventfd(fd) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+		SD_LOG_ERR("fast path: producers' wake-up fd for consumer %u refused: not an eventfd", b.consumer_id);
+		close(fd);
+		return;
+	}
+	/* Under the lock: withdraw unlinks the entry under it before closing
+	 * its fds, so the write below never reaches a closed fd. */
+	pthread_mutex_lock(&st->lock);
+	for (l = st->locals; l != NULL; l = l->next)
+		if (l->id == b.consumer_id)
+			break;
+	if (l != NULL && __atomic_load_n(&l->prod_evfd, __ATOMIC_ACQUIRE) < 0) {
+		__atomic_store_n(&l->prod_evfd, fd, __ATOMIC_RELEASE);
+		if (__atomic_exchange_n(&l->hdr->tx_wake, 0u, __ATOMIC_ACQ_REL) && write(fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: saturated, they are awake */
+		}
+		fd = -1;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
 {
 	struct sd_fp_remote *list, *r, *rn;
@@ -441,6 +504,9 @@ static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const
 		break;
 	case SD_FP_CONSUMER_EVFD:
 		on_evfd(st, body, len, fd);
+		return;
+	case SD_FP_PRODUCER_EVFD:
+		on_prod_evfd(st, body, len, fd);
 		return;
 	case SD_COMCH_FP_CLOSED:
 		on_closed(st, conn);

@@ -19,6 +19,10 @@
  *   CONSUMER_GONE  a consumer stopped.
  *   CONSUMER_EVFD  follows CONSUMER_NEW: the consumer's eventfd, which
  *                  producers signal when the consumer asked for a wake-up.
+ *   PRODUCER_EVFD  the other way: the eventfd of this process's producers
+ *                  for one peer consumer, which that consumer signals when
+ *                  a producer waiting for credits or room asked for it.
+ *                  Sent once, before the first such request.
  *
  * Threading: the dispatcher runs on the connection's thread. Producers and
  * consumers run on their own threads and reach the connection only through
@@ -50,6 +54,7 @@ enum sd_fp_kind {
 	SD_FP_CONSUMER_NEW = 0x101,
 	SD_FP_CONSUMER_GONE = 0x102,
 	SD_FP_CONSUMER_EVFD = 0x103,
+	SD_FP_PRODUCER_EVFD = 0x104,
 };
 
 /* Seals a region's memfd carries before it is announced: its size can never
@@ -77,6 +82,8 @@ struct sd_fp_remote {
 	int refs;      /* atomic */
 	int dead;      /* atomic: expired or connection gone */
 	int lock;      /* atomic spin flag: serialises this process's producers */
+	int wake_fd;   /* producers' eventfd (the consumer signals it) */
+	int wake_sent; /* atomic: wake_fd was sent to the peer */
 	void *base;
 	size_t size;
 	struct sd_fp_tx tx;
@@ -88,6 +95,8 @@ struct sd_fp_local {
 	uint32_t id;
 	int fd;
 	int evfd;
+	int prod_evfd; /* atomic: the peer's producers' eventfd, -1 until known */
+	struct sd_fp_shm_hdr *hdr; /* the consumer's mapping, valid while linked */
 	struct sd_fp_new_body body;
 };
 
@@ -118,8 +127,10 @@ static inline bool sd_fp_conn_closed(const struct sd_fp_conn *st)
 doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len, int fd);
 
 /* Announce / withdraw a local consumer (on success announce keeps fd and
- * evfd until withdraw, which closes them). */
-doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, uint64_t region_size);
+ * evfd until withdraw, which closes them; *out is the entry, valid until
+ * withdraw, whose prod_evfd the consumer signals). */
+doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, void *region,
+				 uint64_t region_size, struct sd_fp_local **out);
 void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id);
 
 /* Find a live remote consumer; returns a reference or NULL. */
@@ -158,6 +169,21 @@ uint32_t sd_comch_conn_id(const struct doca_comch_connection *conn);
 static inline bool sd_fp_remote_dead(const struct sd_fp_remote *r)
 {
 	return __atomic_load_n(&r->dead, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Adaptive waiting, both sides: after this many empty polls and at least
+ * this long, a producer or consumer with nothing to do asks the other side
+ * for a wake-up and reports nothing, so that the program sleeps on its PE's
+ * notification handle. The spin is about what a sleep and a wake-up cost,
+ * so a peer that is merely a little behind never puts us to sleep. */
+#define SD_FP_SPIN_POLLS 64u
+#define SD_FP_SPIN_NS 50000u
+
+static inline bool sd_fp_spin_over(uint32_t *polls, uint64_t *since_ns, uint64_t now_ns)
+{
+	if ((*polls)++ == 0)
+		*since_ns = now_ns;
+	return *polls >= SD_FP_SPIN_POLLS && now_ns - *since_ns >= SD_FP_SPIN_NS;
 }
 
 static inline void sd_fp_cpu_relax(void)

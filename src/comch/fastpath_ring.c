@@ -63,6 +63,7 @@ void sd_fp_region_init(void *base, size_t size, const struct sd_fp_params *p, ui
 	h->qcap = p->qcap;
 	h->max_msg = p->max_msg;
 	h->imm_len = p->imm_len;
+
 	/* The magic and the owner go last: a peer that sees them sees the rest. */
 	STORE_REL(&h->owner_pid, owner_pid);
 	STORE_REL(&h->magic, SD_FP_MAGIC);
@@ -141,8 +142,10 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 			return DOCA_ERROR_UNEXPECTED;
 		}
 		tx->posted_cache = posted;
-		if (posted == tx->sent)
+		if (posted == tx->sent) {
+			tx->want = 0;
 			return DOCA_ERROR_AGAIN;
+		}
 	}
 	cap = LOAD_RLX(&tx->caps[tx->sent & (tx->p.qcap - 1)]);
 	if (len > cap)
@@ -176,8 +179,10 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 		}
 		tx->head_cache = head;
 		free_bytes = tx->p.ring_size - (tx->tail - head);
-		if (free_bytes < pad + need)
+		if (free_bytes < pad + need) {
+			tx->want = pad + need;
 			return DOCA_ERROR_AGAIN;
+		}
 	}
 	if (pad) {
 		r = (struct sd_fp_rec *)(tx->ring + off);
@@ -218,6 +223,34 @@ void sd_fp_tx_commit(struct sd_fp_tx *tx)
 			/* EAGAIN: the counter is saturated, the consumer is awake */
 		}
 	}
+}
+
+/* The credit and room a refused reserve lacked, with loads of the given
+ * order. A corrupt counter counts as ready: the retry reports it. */
+static bool tx_ready(struct sd_fp_tx *tx, int order)
+{
+	uint64_t posted = __atomic_load_n(&tx->hdr->posted, order);
+	uint64_t head = __atomic_load_n(&tx->hdr->head, order);
+
+	if (tx->broken || LOAD_RLX(&tx->hdr->closed) || posted < tx->posted_cache || posted - tx->sent > tx->p.qcap || head < tx->head_cache ||
+	    head > tx->tail)
+		return true;
+	if (posted == tx->sent)
+		return false;
+	return tx->p.ring_size - (tx->tail - head) >= tx->want;
+}
+
+bool sd_fp_tx_ready(struct sd_fp_tx *tx)
+{
+	return tx_ready(tx, __ATOMIC_ACQUIRE);
+}
+
+bool sd_fp_tx_arm(struct sd_fp_tx *tx)
+{
+	/* Store-then-load, mirrored by sd_fp_rx_kick: either the consumer
+	 * sees the request or we see what it posted or freed. */
+	__atomic_store_n(&tx->hdr->tx_wake, 1u, __ATOMIC_SEQ_CST);
+	return tx_ready(tx, __ATOMIC_SEQ_CST);
 }
 
 void sd_fp_rx_init(struct sd_fp_rx *rx, void *base)
@@ -315,4 +348,38 @@ void sd_fp_rx_disarm(struct sd_fp_rx *rx)
 void sd_fp_rx_close(struct sd_fp_rx *rx)
 {
 	STORE_REL(&rx->hdr->closed, 1u);
+}
+
+bool sd_fp_rx_take_kick(struct sd_fp_rx *rx)
+{
+	return __atomic_load_n(&rx->hdr->tx_wake, __ATOMIC_SEQ_CST) &&
+	       __atomic_exchange_n(&rx->hdr->tx_wake, 0u, __ATOMIC_ACQ_REL);
+}
+
+int sd_fp_rx_kick(struct sd_fp_rx *rx, bool can_signal, bool busy)
+{
+	/* Nothing to offer: the next post asks again. */
+	if (rx->posted == rx->received)
+		return 0;
+	/* Busy, with no request in sight: not worth two locked stores per
+	 * batch. A request we miss here is found once we run dry. */
+	if (busy && !LOAD_RLX(&rx->hdr->tx_wake))
+		return -1;
+	/* Hysteresis: waking a producer for a single credit would have it
+	 * sleep again after one message, a syscall pair per message. With
+	 * messages still in the ring we come back here once they are taken. */
+	if (LOAD_ACQ(&rx->hdr->tail) != rx->head && rx->posted - rx->received < (rx->p.qcap + 1) / 2)
+		return -1;
+	/* Store-then-load, the mirror of sd_fp_tx_arm: the counters the
+	 * producer reads are stored again, sequentially consistent, before
+	 * its request is read; a producer arming later sees them. */
+	__atomic_store_n(&rx->hdr->posted, rx->posted, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&rx->hdr->head, rx->head, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&rx->hdr->tx_wake, __ATOMIC_SEQ_CST))
+		return 0;
+	/* No eventfd yet: the producer sent it before asking, and we signal
+	 * it once when it arrives. */
+	if (!can_signal)
+		return 0;
+	return __atomic_exchange_n(&rx->hdr->tx_wake, 0u, __ATOMIC_ACQ_REL) != 0 ? 1 : 0;
 }

@@ -14,10 +14,14 @@
  *   header line 1  written by producers only: tail (bytes published)
  *   header line 2  written by the consumer only: head (bytes consumed),
  *                  posted (receive buffers posted so far)
- *   header line 3  wake: the consumer found nothing and may sleep on its
- *                  PE's notification handle; the producer that publishes
- *                  next clears it and signals the consumer's eventfd (the
- *                  only syscall on the data path, once per idle->busy)
+ *   header line 3  the slow path. wake: the consumer found nothing and may
+ *                  sleep on its PE's notification handle; the producer that
+ *                  publishes next clears it and signals the consumer's
+ *                  eventfd. tx_wake, the other way round: a producer found
+ *                  no credit or no room and may sleep; the consumer clears
+ *                  it when it has posted or freed enough and signals the
+ *                  producers' eventfd. Each is one syscall per idle->busy
+ *                  transition, none while both sides keep up.
  *
  * Credits: every posted receive buffer is one credit. Before posting, the
  * consumer stores that buffer's capacity in caps[posted % qcap] and then
@@ -52,7 +56,7 @@
 #include <doca_error.h>
 
 #define SD_FP_MAGIC 0x50464453u /* "SDFP" little-endian */
-#define SD_FP_VERSION 1u
+#define SD_FP_VERSION 2u
 #define SD_FP_CACHELINE 64u
 #define SD_FP_REC_ALIGN 64u
 #define SD_FP_MAX_IMM 32u          /* immediate data bytes per message */
@@ -83,9 +87,10 @@ struct sd_fp_shm_hdr {
 	_Alignas(SD_FP_CACHELINE) uint64_t head;
 	uint64_t posted;
 	uint64_t reserved2[6];
-	/* line 3: wake-up handshake (consumer sets, producer clears) */
-	_Alignas(SD_FP_CACHELINE) uint32_t wake;
-	uint32_t reserved3[15];
+	/* line 3: wake-up handshakes */
+	_Alignas(SD_FP_CACHELINE) uint32_t wake; /* consumer sets, producer clears */
+	uint32_t tx_wake;                        /* producer sets, consumer clears */
+	uint32_t reserved3[14];
 };
 
 _Static_assert(sizeof(struct sd_fp_shm_hdr) == 4 * SD_FP_CACHELINE, "fast-path header is four cache lines");
@@ -93,6 +98,7 @@ _Static_assert(offsetof(struct sd_fp_shm_hdr, wake) == 192, "wake on its own lin
 _Static_assert(offsetof(struct sd_fp_shm_hdr, tail) == 64, "tail on its own line");
 _Static_assert(offsetof(struct sd_fp_shm_hdr, head) == 128, "head on its own line");
 _Static_assert(offsetof(struct sd_fp_shm_hdr, closed) == 60, "static line layout");
+_Static_assert(offsetof(struct sd_fp_shm_hdr, tx_wake) == 196, "wake line layout");
 
 struct sd_fp_rec {
 	uint32_t len;         /* payload bytes */
@@ -139,6 +145,7 @@ struct sd_fp_tx {
 	uint8_t *ring;
 	const uint32_t *caps;
 	struct sd_fp_params p;
+	uint64_t want;         /* ring bytes the last refused reserve needed (0: a credit) */
 	uint64_t tail;         /* next byte to write */
 	uint64_t sent;         /* messages published */
 	uint64_t head_cache;   /* last head seen */
@@ -164,6 +171,19 @@ void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p
 doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
 			      uint8_t **payload, uint8_t **imm);
 void sd_fp_tx_commit(struct sd_fp_tx *tx);
+/* After a refused reserve: would the same reserve now find a credit and the
+ * room (true also when the counters turned out corrupt: the caller's retry
+ * gets the error). */
+bool sd_fp_tx_ready(struct sd_fp_tx *tx);
+/* About to sleep on the producers' eventfd: ask the consumer for a wake-up.
+ * True if it is already ready (then do not sleep). The consumer clears the
+ * request; a producer never does (another one may still wait). */
+bool sd_fp_tx_arm(struct sd_fp_tx *tx);
+/* Still asked (no consumer took the request since)? */
+static inline bool sd_fp_tx_armed(const struct sd_fp_tx *tx)
+{
+	return __atomic_load_n(&tx->hdr->tx_wake, __ATOMIC_ACQUIRE) != 0;
+}
 
 /* Consumer's view of its own region. */
 struct sd_fp_rx {
@@ -200,5 +220,17 @@ bool sd_fp_rx_arm(struct sd_fp_rx *rx);
 void sd_fp_rx_disarm(struct sd_fp_rx *rx);
 /* Tell producers this consumer is gone. */
 void sd_fp_rx_close(struct sd_fp_rx *rx);
+/* After posting or consuming: does a waiting producer want a wake-up now?
+ * 1: yes, once per request (the caller signals the producers' eventfd);
+ * 0: the counters are published so that a producer asking from now on sees
+ * them, nothing more to do until the next post or message; -1: not yet (the
+ * ring still holds messages and under half the credits are free, or busy
+ * and no request seen: ask again, at the latest once the ring is empty and
+ * busy false). can_signal: the producers' eventfd is known (if not, whoever
+ * installs it signals it once). busy: messages were just consumed (a cheap
+ * look for a request only). */
+int sd_fp_rx_kick(struct sd_fp_rx *rx, bool can_signal, bool busy);
+/* For the caller that must signal regardless (stop): take a pending request. */
+bool sd_fp_rx_take_kick(struct sd_fp_rx *rx);
 
 #endif /* SD_FASTPATH_RING_H_ */

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_comch_producer.h>
 #include <doca_ctx.h>
@@ -17,6 +18,14 @@
 SD_LOG_REGISTER(COMCH_PRODUCER);
 
 #define SD_FP_PRODUCER_MAX_LIST 16u
+
+/* Waiting for the consumer after a send it could not take (AGAIN). */
+enum tx_wait {
+	TX_WAIT_NONE,  /* nothing refused since the last send that went */
+	TX_WAIT_SPIN,  /* refused: polling the counters for a while */
+	TX_WAIT_ARMED, /* asked for a wake-up; the PE watches the eventfd */
+	TX_WAIT_TOLD,  /* ready again, and progress said so once */
+};
 
 struct doca_comch_producer {
 	struct doca_ctx ctx; /* first: to_producer() */
@@ -36,6 +45,11 @@ struct doca_comch_producer {
 	uint64_t refused;
 	uint32_t refused_consumer;
 	doca_error_t refused_why;    /* AGAIN: no receive posted; NOT_FOUND: no such consumer */
+	enum tx_wait wait;
+	uint32_t idle_polls;
+	uint64_t idle_since_ns;
+	uint32_t armed_polls;
+	bool watching;               /* our PE watches cached->wake_fd */
 };
 
 struct doca_comch_producer_task_send {
@@ -51,8 +65,24 @@ static inline struct doca_comch_producer *to_producer(struct doca_ctx *ctx)
 	return (struct doca_comch_producer *)ctx;
 }
 
+static void unwatch(struct doca_comch_producer *p)
+{
+	if (p->watching)
+		sd_pe_unwatch_fd(p->ctx.pe, p->cached->wake_fd);
+	p->watching = false;
+}
+
+static void wait_reset(struct doca_comch_producer *p)
+{
+	if (p->wait == TX_WAIT_ARMED)
+		unwatch(p);
+	p->wait = TX_WAIT_NONE;
+	p->idle_polls = 0;
+}
+
 static void drop_cache(struct doca_comch_producer *p)
 {
+	wait_reset(p);
 	sd_fp_remote_put(p->cached);
 	p->cached = NULL;
 }
@@ -71,6 +101,8 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	}
 	p->failed = false;
 	p->refused = 0;
+	p->wait = TX_WAIT_NONE;
+	p->idle_polls = 0;
 	SD_LOG_DBG("producer %u: started on conn %u", p->id, sd_comch_conn_id(p->conn));
 	if (sd_trace_enabled())
 		sd_trace_instant("comch", "producer_start", "\"producer\":%u,\"conn\":%u", p->id,
@@ -91,17 +123,102 @@ static void producer_stop(struct doca_ctx *ctx)
 	sd_ctx_stop_done(ctx);
 }
 
+/* Ask the consumer to signal the eventfd, and have our PE watch it. False
+ * (do not sleep) when the consumer is ready after all, or we cannot. */
+static bool arm(struct doca_comch_producer *p, struct sd_fp_remote *r)
+{
+	struct sd_fp_gone_body body = {.consumer_id = r->id};
+	uint64_t v;
+	bool ready;
+	doca_error_t e;
+
+	/* The peer learns the fd before our first request can reach it. */
+	if (!__atomic_exchange_n(&r->wake_sent, 1, __ATOMIC_ACQ_REL) &&
+	    sd_fp_conn_send(p->st, SD_FP_PRODUCER_EVFD, &body, sizeof(body), r->wake_fd) != DOCA_SUCCESS) {
+		__atomic_store_n(&r->wake_sent, 0, __ATOMIC_RELEASE);
+		return false;
+	}
+	if (!p->watching) {
+		e = sd_pe_watch_fd(p->ctx.pe, r->wake_fd);
+		/* ALREADY_EXIST: another producer of this PE waits on it too */
+		if (e != DOCA_SUCCESS && e != DOCA_ERROR_ALREADY_EXIST)
+			return false;
+		p->watching = e == DOCA_SUCCESS;
+	}
+	/* A signal left from an earlier wait would wake the PE at once. */
+	if (read(r->wake_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: none */
+	}
+	sd_fp_remote_lock(r);
+	ready = sd_fp_tx_arm(&r->tx);
+	sd_fp_remote_unlock(r);
+	if (ready)
+		unwatch(p);
+	return !ready;
+}
+
+/*
+ * After a refused send: spin briefly on the consumer's counters, then ask
+ * for a wake-up so that a program sleeping on the PE's notification handle
+ * (as it should, once progress reports nothing) costs no CPU while the
+ * consumer is slow or asleep. Reports activity while spinning and once
+ * when the consumer is ready again, so that the program retries its send.
+ */
+static int wait_progress(struct doca_comch_producer *p)
+{
+	struct sd_fp_remote *r = p->cached;
+	bool ready;
+
+	if (p->wait == TX_WAIT_NONE || p->wait == TX_WAIT_TOLD || r == NULL)
+		return 0;
+	if (sd_fp_remote_dead(r)) {
+		drop_cache(p); /* the next send answers NOT_FOUND */
+		return 1;
+	}
+	sd_fp_remote_lock(r);
+	ready = sd_fp_tx_ready(&r->tx);
+	sd_fp_remote_unlock(r);
+	if (!ready && p->wait == TX_WAIT_ARMED) {
+		/* The consumer took our request and signalled, yet not ready
+		 * (it woke us at its hysteresis mark, another producer of ours
+		 * took what it freed): clear the signal, which would keep the
+		 * PE awake, and ask again. Also now and then regardless: a
+		 * signal another producer of ours re-armed over. */
+		if (sd_fp_tx_armed(&r->tx) && (++p->armed_polls & 63) != 0)
+			return 0;
+		if (!arm(p, r)) {
+			p->wait = TX_WAIT_TOLD;
+			return 1;
+		}
+		return 0;
+	}
+	if (!ready && !sd_fp_spin_over(&p->idle_polls, &p->idle_since_ns, sd_now_ns()))
+		return 1;
+	if (!ready && arm(p, r)) {
+		p->wait = TX_WAIT_ARMED;
+		p->armed_polls = 0;
+		return 0;
+	}
+	if (p->wait == TX_WAIT_ARMED)
+		unwatch(p);
+	p->wait = TX_WAIT_TOLD;
+	return 1;
+}
+
 static int producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = to_producer(ctx);
 
 	if (!p->failed && ctx->state == DOCA_CTX_STATE_RUNNING && sd_fp_conn_closed(p->st)) {
 		p->failed = true;
+		wait_reset(p);
 		SD_LOG_ERR("producer %u: connection lost, stopping", p->id);
 		sd_ctx_fail(ctx);
 		return 1;
 	}
-	return 0;
+	if (ctx->state != DOCA_CTX_STATE_RUNNING)
+		return 0;
+	return wait_progress(p);
 }
 
 /* A producer's sends complete at submit or are refused: a program that
@@ -144,6 +261,10 @@ static doca_error_t note_refused(struct doca_comch_producer *p, uint32_t consume
 		p->refused_why = why;
 	}
 	p->refused++;
+	/* The idle count goes on across retries: a program retrying in a loop
+	 * still gets to sleep. */
+	if (why == DOCA_ERROR_AGAIN && p->wait != TX_WAIT_ARMED)
+		p->wait = TX_WAIT_SPIN;
 	SD_LOG_TRC("producer %u: send to consumer %u refused: %s", p->id, consumer_id, doca_error_get_name(why));
 	return why;
 }
@@ -203,6 +324,8 @@ static doca_error_t send_submit(struct doca_task *task)
 	sd_fp_tx_commit(&r->tx);
 	sd_fp_remote_unlock(r);
 	p->refused = 0;
+	if (p->wait != TX_WAIT_NONE)
+		wait_reset(p);
 	SD_LOG_TRC("producer %u: conn %u: sent %zu bytes (imm %u) to consumer %u", p->id, sd_comch_conn_id(p->conn),
 		   total, t->imm_len, t->consumer_id);
 	if (sd_trace_enabled())

@@ -13,7 +13,11 @@
  * client that waits for it may then disconnect without either side's
  * fast path seeing the connection lost). It exits when the client goes away.
  *
- * usage: fp_peer <server-name> echo|sink [--no-post] [--bufs N] [--size BYTES]
+ * When progress reports nothing it sleeps on the PEs' notification handles
+ * (at most --wait-ms, default 100: with a large value a lost wake-up shows
+ * as a stall). --jitter: random pauses of up to 3 ms now and then.
+ *
+ * usage: fp_peer <server-name> echo|sink [--no-post] [--bufs N] [--size BYTES] [--wait-ms MS] [--jitter]
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -41,6 +45,9 @@ struct peer {
 	uint64_t received, expect;
 	bool want_post, want_expire, want_quit, done_sent;
 	struct doca_comch_consumer_task_post_recv **recv_tasks;
+	struct fp_waiter waiter;
+	int wait_ms;
+	bool jitter;
 };
 
 static struct peer P;
@@ -181,6 +188,8 @@ static int fp_setup(void)
 		return -1;
 	if (!P.no_post)
 		post_all();
+	if (!fp_waiter_init(&P.waiter, P.pe_fp, P.pe_srv))
+		fp_waiter_fini(&P.waiter);
 	P.fp_up = true;
 	return 0;
 }
@@ -257,12 +266,16 @@ int FP_PEER_MAIN(int argc, char **argv)
 {
 	const char *name;
 	unsigned long it = 0;
+	bool slept = false;
 	int rc = 0;
 
 	if (argc < 3)
 		return 2;
 	name = argv[1];
 	P.sink = strcmp(argv[2], "sink") == 0;
+	P.waiter.ep = -1;
+	P.wait_ms = 100;
+	srand((unsigned int)getpid());
 	P.nbufs = 64;
 	P.size = 65536;
 	for (int i = 3; i < argc; i++) {
@@ -272,6 +285,10 @@ int FP_PEER_MAIN(int argc, char **argv)
 			P.nbufs = (uint32_t)atoi(argv[++i]);
 		else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
 			P.size = (size_t)atol(argv[++i]);
+		else if (strcmp(argv[i], "--wait-ms") == 0 && i + 1 < argc)
+			P.wait_ms = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--jitter") == 0)
+			P.jitter = true;
 	}
 	P.dev = fp_open_dev(FP_DPU_PCI);
 	P.rep = P.dev ? fp_open_rep(P.dev, FP_HOST_PCI) : NULL;
@@ -296,11 +313,18 @@ int FP_PEER_MAIN(int argc, char **argv)
 
 		for (int i = 0; i < 64; i++)
 			busy += doca_pe_progress(P.pe_fp);
-		if ((++it & 63) == 0 || !P.fp_up)
+		if ((++it & 63) == 0 || !P.fp_up || slept)
 			busy += doca_pe_progress(P.pe_srv);
-		/* On a machine with fewer cores than busy pollers, let the
-		 * producer run instead of spinning on an empty ring. */
-		if (!busy)
+		slept = false;
+		/* Nothing to do (the libraries already spun a little before
+		 * saying so): sleep until the peer's producer, a receive to
+		 * repost or the control path wakes us, so that on a machine
+		 * with fewer cores than busy threads we do not spin against
+		 * the very work we wait for. */
+		if (!busy && P.fp_up && P.waiter.ep >= 0) {
+			fp_waiter_sleep(&P.waiter, P.wait_ms);
+			slept = true;
+		} else if (!busy)
 			sched_yield();
 		if (P.conn != NULL && !P.fp_up && fp_setup() != 0) {
 			fprintf(stderr, "fp_peer: fast path setup failed\n");
@@ -327,6 +351,8 @@ int FP_PEER_MAIN(int argc, char **argv)
 			send_ctrl("done");
 		}
 		pump();
+		if (P.jitter && rand() % 2048 == 0)
+			usleep((useconds_t)(rand() % 3000));
 	}
 	drop_pending();
 	if (P.cons != NULL)
@@ -352,6 +378,7 @@ int FP_PEER_MAIN(int argc, char **argv)
 		fprintf(stderr, "fp_peer: server destroy failed\n");
 		rc = 6;
 	}
+	fp_waiter_fini(&P.waiter);
 	doca_pe_destroy(P.pe_fp);
 	doca_pe_destroy(P.pe_srv);
 	fp_mem_fini(&P.mem);

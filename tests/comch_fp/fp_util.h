@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,6 +169,58 @@ static inline doca_error_t fp_consumer_start(struct doca_comch_consumer *c, stru
 		if (fp_now() > end)
 			return DOCA_ERROR_TIME_OUT;
 	}
+}
+
+/*
+ * The waiting a DOCA program should do when doca_pe_progress reports
+ * nothing: arm each PE's notification, sleep on their handles (at most
+ * timeout_ms, which only bounds a lost wake-up), disarm. The libraries spin
+ * briefly before they report nothing, so this is the "then sleep" half of
+ * an adaptive wait.
+ */
+struct fp_waiter {
+	int ep;
+	int n;
+	struct doca_pe *pes[4];
+};
+
+static inline bool fp_waiter_init(struct fp_waiter *w, struct doca_pe *a, struct doca_pe *b)
+{
+	w->n = 0;
+	w->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (w->ep < 0)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		struct doca_pe *pe = i == 0 ? a : b;
+		doca_notification_handle_t h;
+		struct epoll_event e = {.events = EPOLLIN};
+
+		if (pe == NULL)
+			continue;
+		if (doca_pe_get_notification_handle(pe, &h) != DOCA_SUCCESS ||
+		    epoll_ctl(w->ep, EPOLL_CTL_ADD, h, &e) != 0)
+			return false;
+		w->pes[w->n++] = pe;
+	}
+	return true;
+}
+
+static inline void fp_waiter_sleep(struct fp_waiter *w, int timeout_ms)
+{
+	struct epoll_event ev[4];
+
+	for (int i = 0; i < w->n; i++)
+		doca_pe_request_notification(w->pes[i]);
+	(void)epoll_wait(w->ep, ev, 4, timeout_ms);
+	for (int i = 0; i < w->n; i++)
+		doca_pe_clear_notification(w->pes[i], 0);
+}
+
+static inline void fp_waiter_fini(struct fp_waiter *w)
+{
+	if (w->ep >= 0)
+		close(w->ep);
+	w->ep = -1;
 }
 
 static inline int fp_rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
