@@ -383,24 +383,38 @@ static bool is_eventfd(int fd)
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
+/* A wake-up eventfd frame from the peer (hostile input): the body names a
+ * consumer, the fd must be an eventfd, made non-blocking, since it is
+ * written on a data path (a full pipe would hang the writer). Returns the
+ * fd, or -1 with it closed. */
+static int take_wake_fd(const void *body, uint32_t len, int fd, struct sd_fp_gone_body *b, bool for_producers)
+{
+	if (len != sizeof(*b) || body == NULL || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	memcpy(b, body, sizeof(*b));
+	if (!is_eventfd(fd) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+		if (for_producers)
+			SD_LOG_ERR("fast path: producers' wake-up fd for consumer %u refused: not an eventfd",
+				   b->consumer_id);
+		else
+			SD_LOG_ERR("fast path: consumer %u wake-up fd refused: not an eventfd", b->consumer_id);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void on_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, int fd)
 {
 	struct sd_fp_gone_body b;
 	struct sd_fp_remote *r;
 
-	if (len != sizeof(b) || body == NULL || fd < 0) {
-		if (fd >= 0)
-			close(fd);
+	fd = take_wake_fd(body, len, fd, &b, false);
+	if (fd < 0)
 		return;
-	}
-	memcpy(&b, body, sizeof(b));
-	/* Producers write to it on their data path: it must be an eventfd
-	 * and never block (a full pipe would hang them). */
-	if (!is_eventfd(fd) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
-		SD_LOG_ERR("fast path: consumer %u wake-up fd refused: not an eventfd", b.consumer_id);
-		close(fd);
-		return;
-	}
 	pthread_mutex_lock(&st->lock);
 	for (r = st->remotes; r != NULL; r = r->next)
 		if (r->id == b.consumer_id)
@@ -424,17 +438,9 @@ static void on_prod_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, 
 	struct sd_fp_local *l;
 	uint64_t one = 1;
 
-	if (len != sizeof(b) || body == NULL || fd < 0) {
-		if (fd >= 0)
-			close(fd);
+	fd = take_wake_fd(body, len, fd, &b, true);
+	if (fd < 0)
 		return;
-	}
-	memcpy(&b, body, sizeof(b));
-	if (!is_eventfd(fd) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
-		SD_LOG_ERR("fast path: producers' wake-up fd for consumer %u refused: not an eventfd", b.consumer_id);
-		close(fd);
-		return;
-	}
 	/* Under the lock: withdraw unlinks the entry under it before closing
 	 * its fds, so the write below never reaches a closed fd. */
 	pthread_mutex_lock(&st->lock);
