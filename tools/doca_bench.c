@@ -1,6 +1,8 @@
 /*
  * doca_bench.c - softdoca's doca_bench: parse, open the device, run every
- * test permutation (one per sweep value), print and write the CSV.
+ * test permutation (one per sweep value), print and write the CSV. The
+ * doca_dma step imports the companion's memory once; the Comch steps open
+ * one Comch session to the companion for all permutations.
  * See doca_bench.h for the model and the module split.
  */
 #include <inttypes.h>
@@ -32,6 +34,7 @@ int main(int argc, char **argv)
 {
 	struct bench_cfg cfg, run;
 	struct bench_remote remote = {0};
+	struct bench_comch *comch = NULL;
 	struct bench_result res;
 	struct doca_dev *dev = NULL;
 	FILE *csv = NULL;
@@ -41,12 +44,28 @@ int main(int argc, char **argv)
 	rc = bench_parse(argc, argv, &cfg);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	if (bench_open_dev(cfg.device, &dev) != 0)
+	if (bench_is_comch_companion(&cfg)) {
+		if (bench_comch_open_dev(cfg.device, &dev) != 0)
+			return 1;
+		rc = bench_comch_companion_run(&cfg, dev);
+		doca_dev_close(dev);
+		return rc == 0 ? 0 : 1;
+	}
+	if (cfg.step == BENCH_STEP_DMA || cfg.companion_role)
+		rc = bench_open_dev(cfg.device, &dev);
+	else
+		rc = bench_comch_open_dev(cfg.device, &dev);
+	if (rc != 0)
 		return 1;
 	if (cfg.companion_role) {
 		rc = bench_companion_run(&cfg, dev);
 		doca_dev_close(dev);
 		return rc == 0 ? 0 : 1;
+	}
+	if (cfg.step != BENCH_STEP_DMA &&
+	    (bench_comch_check(&cfg, dev) != 0 || bench_comch_connect(&cfg, dev, &comch) != 0)) {
+		doca_dev_close(dev);
+		return 1;
 	}
 	if ((cfg.remote_input || cfg.remote_output) && bench_remote_import(&cfg, dev, &remote) != 0) {
 		doca_dev_close(dev);
@@ -68,7 +87,8 @@ int main(int argc, char **argv)
 		bench_print_permutation(stdout, &run);
 		printf("Executing...\n");
 		fflush(stdout);
-		if (bench_run_dma(&run, dev, remote.mmap ? &remote : NULL, &res) != 0) {
+		if (cfg.step == BENCH_STEP_DMA ? bench_run_dma(&run, dev, remote.mmap ? &remote : NULL, &res) != 0 :
+						 bench_run_comch(&run, comch, &res) != 0) {
 			rc = 1;
 			break;
 		}
@@ -84,6 +104,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		printf("[main] Completed! tearing down...\n");
 out:
+	bench_comch_close(comch);
 	bench_remote_release(&remote);
 	doca_dev_close(dev);
 	return rc;

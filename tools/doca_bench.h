@@ -2,18 +2,23 @@
  * doca_bench.h - softdoca's doca_bench: a compatible subset of NVIDIA's
  * doca_bench (the DOCA pipeline benchmark in /opt/mellanox/doca/tools).
  *
- * Model: one test permutation = one run of the pipeline (today one step,
- * doca_dma) on T threads (cores x threads per core). Each thread owns its
- * progress engine, DMA context, inventory, memory and tasks; the threads
- * share the doca_dev only. A run is: build everything, warm-up jobs (timed
- * by nobody), then the measured jobs until a run limit, then drain. A sweep
- * runs one permutation per value of the swept option.
+ * Model: one test permutation = one run of the pipeline (one step: doca_dma,
+ * doca_comch::producer or doca_comch::consumer). doca_dma runs on T threads
+ * (cores x threads per core); each thread owns its progress engine, DMA
+ * context, inventory, memory and tasks; the threads share the doca_dev only.
+ * The Comch steps run one thread, against a companion process on the other
+ * side of the Comch connection that runs the opposite end. A run is: build
+ * everything, warm-up jobs (timed by nobody), then the measured jobs until a
+ * run limit, then drain. A sweep runs one permutation per value of the swept
+ * option.
  *
  * Modules: doca_bench_opts.c parses and checks the command line into a
- * struct bench_cfg; doca_bench_dma.c runs one permutation and fills a
- * struct bench_result; doca_bench_report.c prints and writes the CSV;
- * doca_bench_remote.c is the companion that exports host memory and the
- * import on the measuring side; doca_bench.c ties them together.
+ * struct bench_cfg; doca_bench_dma.c runs one DMA permutation and fills a
+ * struct bench_result; doca_bench_comch*.c are the Comch steps (the session,
+ * the fast path, the measuring side's runs and the companion: see
+ * doca_bench_comch.h); doca_bench_report.c prints and writes
+ * the CSV; doca_bench_remote.c is the DMA companion that exports host memory
+ * and the import on the measuring side; doca_bench.c ties them together.
  */
 #ifndef DOCA_BENCH_H
 #define DOCA_BENCH_H
@@ -33,6 +38,12 @@ enum bench_mode {
 	BENCH_MODE_LATENCY,
 };
 
+enum bench_step {
+	BENCH_STEP_DMA,
+	BENCH_STEP_COMCH_PRODUCER, /* this process produces, the companion consumes */
+	BENCH_STEP_COMCH_CONSUMER, /* the companion produces, this process consumes */
+};
+
 enum bench_sweep_param {
 	BENCH_SWEEP_NONE,
 	BENCH_SWEEP_JOB_SIZE,
@@ -41,7 +52,8 @@ enum bench_sweep_param {
 };
 
 struct bench_cfg {
-	const char *device;       /* PCI address, NULL = first DMA-capable device */
+	enum bench_step step;
+	const char *device;       /* PCI address, NULL = first capable device */
 	enum bench_mode mode;
 	uint64_t job_size;        /* --uniform-job-size */
 	uint64_t out_size;        /* --job-output-buffer-size, 0 = job_size */
@@ -56,7 +68,7 @@ struct bench_cfg {
 	uint32_t threads_per_core;
 	bool remote_input;        /* --use-remote-input-buffers */
 	bool remote_output;       /* --use-remote-output-buffers */
-	const char *companion;    /* --companion-connection-string */
+	const char *companion;    /* --companion-connection-string: file=PATH (DMA) or comch=NAME */
 	const char *csv_file;
 	bool csv_append;
 	enum bench_sweep_param sweep;
@@ -102,7 +114,19 @@ int bench_open_dev(const char *pci, struct doca_dev **dev);
 int bench_run_dma(const struct bench_cfg *cfg, struct doca_dev *dev, const struct bench_remote *remote,
 		  struct bench_result *res);
 
+/* doca_bench_comch*.c: the Comch steps (the measuring side keeps one session
+ * to its companion for all permutations) and the Comch companion. */
+struct bench_comch;
+int bench_comch_open_dev(const char *pci, struct doca_dev **dev);
+int bench_comch_check(const struct bench_cfg *cfg, struct doca_dev *dev);
+int bench_comch_connect(const struct bench_cfg *cfg, struct doca_dev *dev, struct bench_comch **session);
+int bench_run_comch(const struct bench_cfg *cfg, struct bench_comch *session, struct bench_result *res);
+void bench_comch_close(struct bench_comch *session);
+int bench_comch_companion_run(const struct bench_cfg *cfg, struct doca_dev *dev);
+bool bench_is_comch_companion(const struct bench_cfg *cfg);
+
 /* doca_bench_report.c */
+const char *bench_step_name(enum bench_step step);
 void bench_print_permutation(FILE *f, const struct bench_cfg *cfg);
 void bench_print_result(FILE *f, const struct bench_cfg *cfg, const struct bench_result *res);
 int bench_csv_open(const struct bench_cfg *cfg, FILE **out);

@@ -97,11 +97,13 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: doca_bench --pipeline-steps doca_dma [options]\n"
+		"usage: doca_bench --pipeline-steps STEP [options]\n"
+		"       doca_bench --companion --companion-connection-string file=PATH|comch=NAME [options]\n"
 		"softdoca's doca_bench: the subset of NVIDIA DOCA Bench that softdoca implements.\n"
 		"\n"
-		"  -d, --device PCI                    device (default: the first DMA-capable one)\n"
-		"      --pipeline-steps STEPS          comma-separated steps; supported: doca_dma\n"
+		"  -d, --device PCI                    device (default: the first one the step can use)\n"
+		"      --pipeline-steps STEP           one step: doca_dma, doca_comch::producer or\n"
+		"                                      doca_comch::consumer\n"
 		"      --mode throughput|latency       latency = one job in flight per thread (default throughput)\n"
 		"      --data-provider random-data     the only data provider (default)\n"
 		"      --uniform-job-size BYTES        bytes per job (default %u)\n"
@@ -123,16 +125,20 @@ static void usage(FILE *f)
 		"      --use-remote-input-buffers      read the jobs' input from the companion's memory\n"
 		"      --use-remote-output-buffers     write the jobs' output into the companion's memory\n"
 		"      --companion-connection-string file=PATH\n"
-		"                                      where the companion's export descriptor is found\n"
-		"      --companion                     (softdoca) be the companion: export memory with\n"
-		"                                      doca_mmap_export_pci, write the descriptor to the\n"
-		"                                      connection string's file, wait until it is consumed\n"
+		"                                      doca_dma: where the companion's export descriptor is found\n"
+		"      --companion-connection-string comch=NAME\n"
+		"                                      Comch steps: the Comch server name of the session (the\n"
+		"                                      Arm side is the server, the host side the client)\n"
+		"      --companion                     (softdoca) be the companion: with file=PATH export memory\n"
+		"                                      with doca_mmap_export_pci, write the descriptor to PATH,\n"
+		"                                      wait until it is consumed; with comch=NAME run the other\n"
+		"                                      end of the Comch steps of one doca_bench session\n"
 		"      --companion-memory-size BYTES   (softdoca) memory the companion exports (default 64 MiB)\n"
 		"      --help, --version\n"
 		"Recognised but not supported: --attribute, --query, --data-provider-input-file,\n"
 		"--latency-bucket-range, --representor, --companion-core-list, --rt-threads, --job-batch-size;\n"
-		"pipeline steps other than doca_dma (doca_comch::*, doca_compress::*, doca_sha, doca_aes_gcm::*,\n"
-		"doca_ec::*, doca_eth::*, doca_rdma::*).\n",
+		"multi-step pipelines and other steps (doca_compress::*, doca_sha, doca_aes_gcm::*, doca_ec::*,\n"
+		"doca_eth::*, doca_rdma::*); Comch steps on more than one thread.\n",
 		BENCH_DEFAULT_JOB_SIZE, BENCH_DEFAULT_JOB_COUNT, BENCH_MAX_INFLIGHT, BENCH_DEFAULT_WARM_UP);
 }
 
@@ -305,7 +311,9 @@ static int parse_sweep(struct bench_cfg *cfg, const char *val)
 	return 0;
 }
 
-static int parse_steps(const char *val)
+#define BENCH_STEPS_SUPPORTED "doca_dma, doca_comch::producer, doca_comch::consumer"
+
+static int parse_steps(struct bench_cfg *cfg, const char *val)
 {
 	char buf[512], *save = NULL, *t;
 	int n = 0;
@@ -314,21 +322,26 @@ static int parse_steps(const char *val)
 		return bad("pipeline-steps", val, "empty or too long");
 	strcpy(buf, val);
 	for (t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
+		n++;
 		if (strcmp(t, "doca_dma") == 0) {
-			n++;
+			cfg->step = BENCH_STEP_DMA;
 			continue;
 		}
-		if (strncmp(t, "doca_comch", 10) == 0)
-			fprintf(stderr, "doca_bench: pipeline step '%s' is not supported by softdoca's doca_bench: "
-					"Comch pipelines are not implemented (supported: doca_dma)\n", t);
-		else
-			fprintf(stderr, "doca_bench: pipeline step '%s' is not supported by softdoca's doca_bench "
-					"(supported: doca_dma)\n", t);
+		if (strcmp(t, "doca_comch::producer") == 0) {
+			cfg->step = BENCH_STEP_COMCH_PRODUCER;
+			continue;
+		}
+		if (strcmp(t, "doca_comch::consumer") == 0) {
+			cfg->step = BENCH_STEP_COMCH_CONSUMER;
+			continue;
+		}
+		fprintf(stderr, "doca_bench: pipeline step '%s' is not supported by softdoca's doca_bench "
+				"(supported: " BENCH_STEPS_SUPPORTED ")\n", t);
 		return -1;
 	}
 	if (n != 1) {
-		fprintf(stderr, "doca_bench: --pipeline-steps: softdoca's doca_bench runs a pipeline of exactly one "
-				"doca_dma step\n");
+		fprintf(stderr, "doca_bench: --pipeline-steps '%s': multi-step pipelines are not supported by "
+				"softdoca's doca_bench; give exactly one step (" BENCH_STEPS_SUPPORTED ")\n", val);
 		return -1;
 	}
 	return 0;
@@ -347,41 +360,117 @@ static void defaults(struct bench_cfg *cfg)
 	cfg->companion_size = BENCH_DEFAULT_COMPANION_SIZE;
 }
 
+/* A Comch server name as the connection string gives it: printable, no separators. */
+static int check_comch_name(const char *name)
+{
+	const char *p;
+
+	if (*name == '\0' || strlen(name) > 120) {
+		fprintf(stderr, "doca_bench: --companion-connection-string comch=NAME: the name must have 1 to 120 "
+				"characters\n");
+		return -1;
+	}
+	for (p = name; *p != '\0'; p++) {
+		if (*p <= ' ' || *p > '~' || *p == ',' || *p == '/') {
+			fprintf(stderr, "doca_bench: --companion-connection-string comch=%s: the name may not hold "
+					"spaces, ',', '/' or control characters\n", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What the Comch steps need and refuse: a companion reached by its Comch
+ * server name, one thread (one producer or consumer on one connection), no
+ * remote buffers (a Comch message lands in the consumer's own memory), and
+ * no output buffer size (the receive buffer is the message's size).
+ */
+static int check_comch(const struct bench_cfg *cfg)
+{
+	const char *step = cfg->step == BENCH_STEP_COMCH_PRODUCER ? "doca_comch::producer" : "doca_comch::consumer";
+	uint32_t i;
+
+	if (cfg->companion == NULL || strncmp(cfg->companion, "comch=", 6) != 0) {
+		fprintf(stderr, "doca_bench: %s needs --companion-connection-string comch=NAME: the companion "
+				"(doca_bench --companion --companion-connection-string comch=NAME on the other side) "
+				"runs the opposite end\n", step);
+		return -1;
+	}
+	if (check_comch_name(cfg->companion + 6) != 0)
+		return -1;
+	if (cfg->remote_input || cfg->remote_output) {
+		fprintf(stderr, "doca_bench: --use-remote-input-buffers/--use-remote-output-buffers are not supported "
+				"with %s: Comch messages are delivered into the consumer's own memory\n", step);
+		return -1;
+	}
+	if (cfg->out_size != 0) {
+		fprintf(stderr, "doca_bench: --job-output-buffer-size is not supported with %s: the receive buffers "
+				"have the job size\n", step);
+		return -1;
+	}
+	if ((cfg->core_count != 0 ? cfg->core_count : cfg->n_cores) > 1 || cfg->threads_per_core > 1) {
+		fprintf(stderr, "doca_bench: %s runs on one thread in softdoca's doca_bench: select one core "
+				"(--core-count 1) and --threads-per-core 1\n", step);
+		return -1;
+	}
+	for (i = 0; i < cfg->n_sweep; i++) {
+		if ((cfg->sweep == BENCH_SWEEP_CORE_COUNT || cfg->sweep == BENCH_SWEEP_THREADS_PER_CORE) &&
+		    cfg->sweep_values[i] > 1) {
+			fprintf(stderr, "doca_bench: --sweep %s: %s runs on one thread in softdoca's doca_bench\n",
+				bench_sweep_name(cfg->sweep), step);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int check(struct bench_cfg *cfg, bool have_steps, bool cores_given)
 {
 	uint64_t v;
 	uint32_t i;
 
 	if (cfg->companion_role) {
-		if (cfg->companion == NULL) {
-			fprintf(stderr, "doca_bench: --companion needs --companion-connection-string file=PATH\n");
+		if (cfg->companion == NULL || (strncmp(cfg->companion, "file=", 5) != 0 &&
+					       strncmp(cfg->companion, "comch=", 6) != 0)) {
+			fprintf(stderr, "doca_bench: --companion needs --companion-connection-string file=PATH "
+					"(doca_dma) or comch=NAME (Comch steps)\n");
 			return -1;
 		}
+		if (strncmp(cfg->companion, "comch=", 6) == 0 && check_comch_name(cfg->companion + 6) != 0)
+			return -1;
 		return 0;
 	}
 	if (!have_steps) {
-		fprintf(stderr, "doca_bench: --pipeline-steps is required (supported: doca_dma); see --help\n");
+		fprintf(stderr, "doca_bench: --pipeline-steps is required (supported: " BENCH_STEPS_SUPPORTED "); "
+				"see --help\n");
 		return -1;
 	}
-	if ((cfg->remote_input || cfg->remote_output) && cfg->companion == NULL) {
-		fprintf(stderr, "doca_bench: --use-remote-input-buffers/--use-remote-output-buffers need "
-				"--companion-connection-string file=PATH\n");
-		return -1;
-	}
-	if (cfg->remote_input && cfg->remote_output) {
-		fprintf(stderr, "doca_bench: --use-remote-input-buffers and --use-remote-output-buffers together are "
-				"not supported: one side of a DMA copy must be local memory\n");
-		return -1;
-	}
-	if (cfg->companion != NULL && !cfg->remote_input && !cfg->remote_output) {
-		fprintf(stderr, "doca_bench: --companion-connection-string is only used with "
-				"--use-remote-input-buffers or --use-remote-output-buffers\n");
-		return -1;
-	}
-	if (cfg->companion != NULL && strncmp(cfg->companion, "file=", 5) != 0) {
-		fprintf(stderr, "doca_bench: --companion-connection-string '%s' is not supported: softdoca's "
-				"companion is reached through a descriptor file, give file=PATH\n", cfg->companion);
-		return -1;
+	if (cfg->step != BENCH_STEP_DMA) {
+		if (check_comch(cfg) != 0)
+			return -1;
+	} else {
+		if ((cfg->remote_input || cfg->remote_output) && cfg->companion == NULL) {
+			fprintf(stderr, "doca_bench: --use-remote-input-buffers/--use-remote-output-buffers need "
+					"--companion-connection-string file=PATH\n");
+			return -1;
+		}
+		if (cfg->remote_input && cfg->remote_output) {
+			fprintf(stderr, "doca_bench: --use-remote-input-buffers and --use-remote-output-buffers "
+					"together are not supported: one side of a DMA copy must be local memory\n");
+			return -1;
+		}
+		if (cfg->companion != NULL && !cfg->remote_input && !cfg->remote_output) {
+			fprintf(stderr, "doca_bench: --companion-connection-string is only used with "
+					"--use-remote-input-buffers or --use-remote-output-buffers\n");
+			return -1;
+		}
+		if (cfg->companion != NULL && strncmp(cfg->companion, "file=", 5) != 0) {
+			fprintf(stderr, "doca_bench: --companion-connection-string '%s' is not supported: softdoca's "
+					"companion is reached through a descriptor file, give file=PATH\n",
+				cfg->companion);
+			return -1;
+		}
 	}
 	if (cfg->run_limit_seconds == 0 && cfg->run_limit_jobs == 0 && cfg->run_limit_bytes == 0)
 		cfg->run_limit_seconds = BENCH_DEFAULT_SECONDS;
@@ -444,7 +533,7 @@ int bench_parse(int argc, char **argv, struct bench_cfg *cfg)
 
 		switch (c) {
 		case OPT_PIPELINE:
-			if (parse_steps(optarg) != 0)
+			if (parse_steps(cfg, optarg) != 0)
 				return -1;
 			have_steps = true;
 			break;

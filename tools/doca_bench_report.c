@@ -28,11 +28,37 @@ static uint64_t out_size(const struct bench_cfg *cfg)
 	return cfg->out_size ? cfg->out_size : cfg->job_size;
 }
 
+const char *bench_step_name(enum bench_step step)
+{
+	switch (step) {
+	case BENCH_STEP_COMCH_PRODUCER:
+		return "doca_comch::producer";
+	case BENCH_STEP_COMCH_CONSUMER:
+		return "doca_comch::consumer";
+	default:
+		return "doca_dma";
+	}
+}
+
+/* What a job's latency is for each step (see doca_bench_comch.c for Comch). */
+static const char *latency_what(enum bench_step step)
+{
+	switch (step) {
+	case BENCH_STEP_COMCH_PRODUCER:
+		return "send submit to completion";
+	case BENCH_STEP_COMCH_CONSUMER:
+		return "receive post to completion";
+	default:
+		return "submit to completion";
+	}
+}
+
 void bench_print_permutation(FILE *f, const struct bench_cfg *cfg)
 {
 	fprintf(f, "Test permutation:\n");
-	fprintf(f, "\tPipeline steps:         doca_dma\n");
-	fprintf(f, "\tDevice:                 %s\n", cfg->device ? cfg->device : "(first DMA-capable)");
+	fprintf(f, "\tPipeline steps:         %s\n", bench_step_name(cfg->step));
+	fprintf(f, "\tDevice:                 %s\n", cfg->device ? cfg->device :
+		cfg->step == BENCH_STEP_DMA ? "(first DMA-capable)" : "(first Comch-capable)");
 	fprintf(f, "\tMode:                   %s\n", cfg->mode == BENCH_MODE_LATENCY ? "latency" : "throughput");
 	fprintf(f, "\tUniform job size:       %" PRIu64 "\n", cfg->job_size);
 	fprintf(f, "\tJob output buffer size: %" PRIu64 "\n", out_size(cfg));
@@ -51,7 +77,6 @@ static double us(uint64_t ns)
 
 void bench_print_result(FILE *f, const struct bench_cfg *cfg, const struct bench_result *r)
 {
-	(void)cfg;
 	fprintf(f, "Aggregate stats\n");
 	fprintf(f, "\tDuration:      %" PRIu64 " micro seconds\n", r->duration_ns / 1000);
 	fprintf(f, "\tEnqueued jobs: %" PRIu64 "\n", r->enqueued);
@@ -62,7 +87,8 @@ void bench_print_result(FILE *f, const struct bench_cfg *cfg, const struct bench
 		rate(r->bytes_in, r));
 	fprintf(f, "\tEgress rate:   %07.3f Gib/s (%.0f bytes/s)\n", rate(r->bytes_out, r) * 8 / (1024.0 * 1024 * 1024),
 		rate(r->bytes_out, r));
-	fprintf(f, "\tLatency report (doca_dma, submit to completion, %" PRIu64 " samples):\n", r->lat.samples);
+	fprintf(f, "\tLatency report (%s, %s, %" PRIu64 " samples):\n", bench_step_name(cfg->step),
+		latency_what(cfg->step), r->lat.samples);
 	fprintf(f, "\t\tmin:    %.3f micro seconds\n", us(r->lat.min));
 	fprintf(f, "\t\tmedian: %.3f micro seconds\n", us(r->lat.median));
 	fprintf(f, "\t\tmean:   %.3f micro seconds\n", r->lat.mean / 1e3);
@@ -101,7 +127,7 @@ int bench_csv_open(const struct bench_cfg *cfg, FILE **out)
 
 void bench_csv_row(FILE *f, const struct bench_cfg *cfg, const struct bench_result *r)
 {
-	fprintf(f, "doca_dma,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%d,%d,",
+	fprintf(f, "%s,%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%d,%d,", bench_step_name(cfg->step),
 		cfg->mode == BENCH_MODE_LATENCY ? "latency" : "throughput", cfg->device ? cfg->device : "",
 		cfg->job_size, out_size(cfg), cfg->job_count, cfg->core_count ? cfg->core_count : cfg->n_cores,
 		cfg->threads_per_core, cfg->warm_up_jobs, cfg->remote_input, cfg->remote_output);
