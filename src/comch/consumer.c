@@ -49,6 +49,7 @@ struct doca_comch_consumer {
 	struct sd_fp_local *local; /* our announcement: the producers' eventfd */
 	bool kick_pending; /* posted or consumed since the producers last could see it */
 	bool armed;
+	bool evfd_dirty;   /* a producer may have signalled evfd since we last read it */
 	uint32_t idle_polls;
 	uint64_t idle_since_ns;
 	void *base;
@@ -98,6 +99,7 @@ static void region_release(struct doca_comch_consumer *c)
 	c->local = NULL;
 	c->kick_pending = false;
 	c->armed = false;
+	c->evfd_dirty = false;
 	c->idle_polls = 0;
 	if (c->base != NULL)
 		munmap(c->base, c->size);
@@ -287,6 +289,8 @@ static int consumer_progress(struct doca_ctx *ctx)
 	}
 	if (c->base == NULL || ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
+	/* Where we run, for the producers; and whether they run here too. */
+	sd_fp_rx_note_cpu(&c->rx, sd_fp_cpu1());
 	while (n < SD_FP_RX_BATCH && c->q_head != c->q_tail) {
 		struct posted *e;
 		struct doca_buf *b;
@@ -343,7 +347,8 @@ static int consumer_progress(struct doca_ctx *ctx)
 		c->idle_polls = 0;
 		if (c->armed) {
 			c->armed = false;
-			sd_fp_rx_disarm(&c->rx);
+			if (sd_fp_rx_disarm(&c->rx))
+				c->evfd_dirty = true;
 		}
 		return 1;
 	}
@@ -352,15 +357,20 @@ static int consumer_progress(struct doca_ctx *ctx)
 
 		/* A wake-up costs the producer a syscall: ask for one only
 		 * after a run of empty polls, and report those as activity so
-		 * that an event-driven program keeps progressing until then. */
-		if (!sd_fp_spin_over(&c->idle_polls, &c->idle_since_ns, sd_now_ns()))
+		 * that an event-driven program keeps progressing until then.
+		 * But a producer on our CPU cannot send while we spin: ask at
+		 * once (it holds the wake-up back until it stops sending). */
+		if (!c->rx.peer_here && !sd_fp_spin_over(&c->idle_polls, &c->idle_since_ns, sd_now_ns()))
 			return 1;
 		/* Going idle with buffers posted: a program may now sleep on
 		 * the PE's notification handle, so ask for a wake-up. */
 		c->armed = true;
-		if (read(c->evfd, &v, sizeof(v)) < 0) {
+		/* A signal left from an earlier round would end the next sleep
+		 * at once; there is one only if a producer took a request. */
+		if (c->evfd_dirty && read(c->evfd, &v, sizeof(v)) < 0) {
 			/* EAGAIN: nothing was pending */
 		}
+		c->evfd_dirty = false;
 		if (sd_fp_rx_arm(&c->rx))
 			return 1;
 	}

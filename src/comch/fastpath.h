@@ -175,7 +175,9 @@ static inline bool sd_fp_remote_dead(const struct sd_fp_remote *r)
  * this long, a producer or consumer with nothing to do asks the other side
  * for a wake-up and reports nothing, so that the program sleeps on its PE's
  * notification handle. The spin is about what a sleep and a wake-up cost,
- * so a peer that is merely a little behind never puts us to sleep. */
+ * so a peer that is merely a little behind never puts us to sleep. Not when
+ * the peer last ran on our CPU (fastpath_ring.h, "Sharing a CPU"): it cannot
+ * catch up while we spin, so we ask for the wake-up at once. */
 #define SD_FP_SPIN_POLLS 64u
 #define SD_FP_SPIN_NS 50000u
 

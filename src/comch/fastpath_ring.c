@@ -1,3 +1,5 @@
+#define _GNU_SOURCE
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -204,6 +206,27 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 	return DOCA_SUCCESS;
 }
 
+uint32_t sd_fp_cpu1(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : (uint32_t)cpu + 1;
+}
+
+/* Take the consumer's wake-up request (once: another producer may race us
+ * for it) and signal its eventfd. */
+static void tx_signal(struct sd_fp_tx *tx)
+{
+	if (__atomic_exchange_n(&tx->hdr->wake, 0u, __ATOMIC_ACQ_REL)) {
+		int fd = __atomic_load_n(&tx->evfd, __ATOMIC_ACQUIRE);
+		uint64_t one = 1;
+
+		if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is saturated, the consumer is awake */
+		}
+	}
+}
+
 void sd_fp_tx_commit(struct sd_fp_tx *tx)
 {
 	tx->tail = tx->pend_tail;
@@ -214,15 +237,26 @@ void sd_fp_tx_commit(struct sd_fp_tx *tx)
 	 * request. (On x86 the store is the one locked instruction, as a
 	 * fence would be; unlike a fence, ThreadSanitizer understands it.) */
 	__atomic_store_n(&tx->hdr->tail, tx->tail, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&tx->hdr->wake, __ATOMIC_SEQ_CST) &&
-	    __atomic_exchange_n(&tx->hdr->wake, 0u, __ATOMIC_ACQ_REL)) {
-		int fd = __atomic_load_n(&tx->evfd, __ATOMIC_ACQUIRE);
-		uint64_t one = 1;
-
-		if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
-			/* EAGAIN: the counter is saturated, the consumer is awake */
-		}
+	if (__atomic_load_n(&tx->hdr->wake, __ATOMIC_SEQ_CST)) {
+		/* On the consumer's CPU, a wake-up now would switch to it for
+		 * this one message: owe it until we stop sending. */
+		if (tx->defer_wake)
+			__atomic_store_n(&tx->wake_owed, 1, __ATOMIC_RELAXED);
+		else
+			tx_signal(tx);
 	}
+}
+
+void sd_fp_tx_flush_wake(struct sd_fp_tx *tx)
+{
+	if (!__atomic_load_n(&tx->wake_owed, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&tx->wake_owed, 0, __ATOMIC_RELAXED);
+	/* The tail that made it owed was stored (seq_cst) before the request
+	 * was seen; the request is still there unless the consumer woke on
+	 * its own and took it back. */
+	if (__atomic_load_n(&tx->hdr->wake, __ATOMIC_SEQ_CST))
+		tx_signal(tx);
 }
 
 /* The credit and room a refused reserve lacked, with loads of the given
@@ -339,10 +373,9 @@ bool sd_fp_rx_arm(struct sd_fp_rx *rx)
 	return __atomic_load_n(&rx->hdr->tail, __ATOMIC_SEQ_CST) != rx->head;
 }
 
-void sd_fp_rx_disarm(struct sd_fp_rx *rx)
+bool sd_fp_rx_disarm(struct sd_fp_rx *rx)
 {
-	if (LOAD_RLX(&rx->hdr->wake))
-		__atomic_store_n(&rx->hdr->wake, 0u, __ATOMIC_RELAXED);
+	return !(LOAD_RLX(&rx->hdr->wake) && __atomic_exchange_n(&rx->hdr->wake, 0u, __ATOMIC_ACQ_REL));
 }
 
 void sd_fp_rx_close(struct sd_fp_rx *rx)
@@ -364,6 +397,11 @@ int sd_fp_rx_kick(struct sd_fp_rx *rx, bool can_signal, bool busy)
 	/* Busy, with no request in sight: not worth two locked stores per
 	 * batch. A request we miss here is found once we run dry. */
 	if (busy && !LOAD_RLX(&rx->hdr->tx_wake))
+		return -1;
+	/* The producer shares our CPU: it cannot run before we stop anyway,
+	 * and woken now it would preempt us for a part of the window. Wake it
+	 * once we have taken everything. */
+	if (rx->peer_here && LOAD_ACQ(&rx->hdr->tail) != rx->head)
 		return -1;
 	/* Hysteresis: waking a producer for a single credit would have it
 	 * sleep again after one message, a syscall pair per message. With

@@ -21,7 +21,9 @@
  *                  no credit or no room and may sleep; the consumer clears
  *                  it when it has posted or freed enough and signals the
  *                  producers' eventfd. Each is one syscall per idle->busy
- *                  transition, none while both sides keep up.
+ *                  transition, none while both sides keep up. rx_cpu and
+ *                  tx_cpu: where each side last ran (below), stored only
+ *                  when it changes.
  *
  * Credits: every posted receive buffer is one credit. Before posting, the
  * consumer stores that buffer's capacity in caps[posted % qcap] and then
@@ -35,6 +37,18 @@
  * consumer has caught up - the producer writes a WRAP record there and
  * starts again at offset 0. tail and head only grow (u64, ring offset =
  * value & (ring_size - 1)).
+ *
+ * Sharing a CPU: when the producer and the consumer last ran on the same
+ * CPU (rx_cpu == tx_cpu, both CPU number + 1, 0 unknown), neither can make
+ * progress while the other spins: a spin there only burns the time slice the
+ * peer needs. So each side then stops spinning at once and sleeps, the
+ * producer holds the consumer's wake-up back until it stops sending
+ * (sd_fp_tx_flush_wake) instead of waking it for the first message (which
+ * would preempt it and then sleep again after one message: a wake-up per
+ * message), and the consumer wakes waiting producers once the ring is empty
+ * rather than at the half mark. Each switch then moves a whole window of
+ * messages. The CPU numbers are hints: a wrong one only costs a spin or a
+ * sleep too many.
  *
  * Trust: the peer may be hostile or dead. The producer validates the header
  * once at map time and keeps local copies of every size; it re-validates the
@@ -90,7 +104,9 @@ struct sd_fp_shm_hdr {
 	/* line 3: wake-up handshakes */
 	_Alignas(SD_FP_CACHELINE) uint32_t wake; /* consumer sets, producer clears */
 	uint32_t tx_wake;                        /* producer sets, consumer clears */
-	uint32_t reserved3[14];
+	uint32_t rx_cpu;                         /* consumer's CPU + 1 (a hint) */
+	uint32_t tx_cpu;                         /* last producer's CPU + 1 (a hint) */
+	uint32_t reserved3[12];
 };
 
 _Static_assert(sizeof(struct sd_fp_shm_hdr) == 4 * SD_FP_CACHELINE, "fast-path header is four cache lines");
@@ -99,6 +115,7 @@ _Static_assert(offsetof(struct sd_fp_shm_hdr, tail) == 64, "tail on its own line
 _Static_assert(offsetof(struct sd_fp_shm_hdr, head) == 128, "head on its own line");
 _Static_assert(offsetof(struct sd_fp_shm_hdr, closed) == 60, "static line layout");
 _Static_assert(offsetof(struct sd_fp_shm_hdr, tx_wake) == 196, "wake line layout");
+_Static_assert(offsetof(struct sd_fp_shm_hdr, tx_cpu) == 204, "wake line layout");
 
 struct sd_fp_rec {
 	uint32_t len;         /* payload bytes */
@@ -155,7 +172,27 @@ struct sd_fp_tx {
 	uint64_t pend_tail;
 	struct sd_fp_rec *pend_rec;
 	int evfd; /* atomic; the consumer's eventfd, -1 until known */
+	bool defer_wake; /* set by the caller: commits leave the wake-up owed */
+	int wake_owed;   /* atomic: the consumer asked, nobody signalled yet */
 };
+
+/* This thread's CPU + 1 (0 if unknown): cheap (no syscall where glibc has
+ * rseq). */
+uint32_t sd_fp_cpu1(void);
+
+/* Publish where this side runs (a store only when it changed). */
+static inline void sd_fp_note_cpu(uint32_t *slot, uint32_t cpu1)
+{
+	if (cpu1 != 0 && __atomic_load_n(slot, __ATOMIC_RELAXED) != cpu1)
+		__atomic_store_n(slot, cpu1, __ATOMIC_RELAXED);
+}
+
+/* Producer: note our CPU; true if the consumer last ran on it too. */
+static inline bool sd_fp_tx_peer_here(struct sd_fp_tx *tx, uint32_t cpu1)
+{
+	sd_fp_note_cpu(&tx->hdr->tx_cpu, cpu1);
+	return cpu1 != 0 && __atomic_load_n(&tx->hdr->rx_cpu, __ATOMIC_RELAXED) == cpu1;
+}
 
 void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p);
 
@@ -171,6 +208,14 @@ void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p
 doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
 			      uint8_t **payload, uint8_t **imm);
 void sd_fp_tx_commit(struct sd_fp_tx *tx);
+/* A commit under defer_wake found the consumer asleep and left its wake-up
+ * owed: signal it now (the caller is about to stop sending: a refused send,
+ * a progress call with nothing sent since the last one, a stop). */
+void sd_fp_tx_flush_wake(struct sd_fp_tx *tx);
+static inline bool sd_fp_tx_wake_owed(const struct sd_fp_tx *tx)
+{
+	return __atomic_load_n(&tx->wake_owed, __ATOMIC_RELAXED) != 0;
+}
 /* After a refused reserve: would the same reserve now find a credit and the
  * room (true also when the counters turned out corrupt: the caller's retry
  * gets the error). */
@@ -196,6 +241,7 @@ struct sd_fp_rx {
 	uint64_t posted;   /* buffers posted */
 	uint64_t received; /* messages consumed */
 	uint64_t pend_size; /* size of the record handed out by peek */
+	bool peer_here;     /* set by the caller: the producer shares our CPU */
 };
 
 struct sd_fp_msg {
@@ -207,6 +253,14 @@ struct sd_fp_msg {
 };
 
 void sd_fp_rx_init(struct sd_fp_rx *rx, void *base);
+/* Consumer: note our CPU; sets and returns peer_here (the last producer ran
+ * on it too). */
+static inline bool sd_fp_rx_note_cpu(struct sd_fp_rx *rx, uint32_t cpu1)
+{
+	sd_fp_note_cpu(&rx->hdr->rx_cpu, cpu1);
+	rx->peer_here = cpu1 != 0 && __atomic_load_n(&rx->hdr->tx_cpu, __ATOMIC_RELAXED) == cpu1;
+	return rx->peer_here;
+}
 /* Post one receive buffer of `cap` bytes (the caller keeps at most qcap
  * outstanding). */
 void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap);
@@ -217,14 +271,18 @@ void sd_fp_rx_release(struct sd_fp_rx *rx);
 /* About to go idle: ask the next producer for a wake-up. True if a message
  * is already pending (then do not sleep). */
 bool sd_fp_rx_arm(struct sd_fp_rx *rx);
-void sd_fp_rx_disarm(struct sd_fp_rx *rx);
+/* Busy again: withdraw the request. True if a producer took it first (its
+ * signal is, or is about to be, on the eventfd: drain it before sleeping
+ * again); false if nobody did, so the eventfd has nothing of this round. */
+bool sd_fp_rx_disarm(struct sd_fp_rx *rx);
 /* Tell producers this consumer is gone. */
 void sd_fp_rx_close(struct sd_fp_rx *rx);
 /* After posting or consuming: does a waiting producer want a wake-up now?
  * 1: yes, once per request (the caller signals the producers' eventfd);
  * 0: the counters are published so that a producer asking from now on sees
  * them, nothing more to do until the next post or message; -1: not yet (the
- * ring still holds messages and under half the credits are free, or busy
+ * ring still holds messages and under half the credits are free, or any at
+ * all while peer_here, or busy
  * and no request seen: ask again, at the latest once the ring is empty and
  * busy false). can_signal: the producers' eventfd is known (if not, whoever
  * installs it signals it once). busy: messages were just consumed (a cheap

@@ -11,6 +11,7 @@
 #include "sd_comch.h"
 #include "sd_ctx.h"
 #include "sd_dev.h"
+#include "sd_fault.h"
 #include "sd_log.h"
 #include "sd_mem.h"
 #include "sd_trace.h"
@@ -39,6 +40,7 @@ struct doca_comch_producer {
 	doca_comch_producer_task_send_completion_cb_t err_cb;
 	struct sd_fp_remote *cached; /* last consumer sent to, referenced */
 	bool failed;                 /* connection loss already reported */
+	bool cut;                    /* SOFTDOCA_FAULTS cut our fast path */
 	/* Sends the consumer could not take yet (the program retries them):
 	 * for the stuck-program diagnostic. Reset by a send that succeeds. */
 	uint64_t refused_since_ns;
@@ -50,6 +52,11 @@ struct doca_comch_producer {
 	uint64_t idle_since_ns;
 	uint32_t armed_polls;
 	bool watching;               /* our PE watches cached->wake_fd */
+	/* Sends since start, and as of the last progress call: a progress
+	 * call with none in between means we stopped sending, so a wake-up
+	 * held back (the consumer shares our CPU) is owed now. */
+	uint64_t sends;
+	uint64_t sends_seen;
 };
 
 struct doca_comch_producer_task_send {
@@ -80,9 +87,20 @@ static void wait_reset(struct doca_comch_producer *p)
 	p->idle_polls = 0;
 }
 
+/* Signal a wake-up the consumer is owed (see sd_fp_tx_flush_wake). */
+static void flush_wake(struct sd_fp_remote *r)
+{
+	if (r == NULL || !sd_fp_tx_wake_owed(&r->tx))
+		return;
+	sd_fp_remote_lock(r);
+	sd_fp_tx_flush_wake(&r->tx);
+	sd_fp_remote_unlock(r);
+}
+
 static void drop_cache(struct doca_comch_producer *p)
 {
 	wait_reset(p);
+	flush_wake(p->cached);
 	sd_fp_remote_put(p->cached);
 	p->cached = NULL;
 }
@@ -100,9 +118,11 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	p->failed = false;
+	p->cut = false;
 	p->refused = 0;
 	p->wait = TX_WAIT_NONE;
 	p->idle_polls = 0;
+	p->sends = p->sends_seen = 0;
 	SD_LOG_DBG("producer %u: started on conn %u", p->id, sd_comch_conn_id(p->conn));
 	if (sd_trace_enabled())
 		sd_trace_instant("comch", "producer_start", "\"producer\":%u,\"conn\":%u", p->id,
@@ -150,6 +170,8 @@ static bool arm(struct doca_comch_producer *p, struct sd_fp_remote *r)
 		/* EAGAIN: none */
 	}
 	sd_fp_remote_lock(r);
+	/* Never sleep on a wake-up we still owe the consumer. */
+	sd_fp_tx_flush_wake(&r->tx);
 	ready = sd_fp_tx_arm(&r->tx);
 	sd_fp_remote_unlock(r);
 	if (ready)
@@ -192,7 +214,10 @@ static int wait_progress(struct doca_comch_producer *p)
 		}
 		return 0;
 	}
-	if (!ready && !sd_fp_spin_over(&p->idle_polls, &p->idle_since_ns, sd_now_ns()))
+	/* A consumer on our CPU cannot post or free anything while we spin:
+	 * sleep at once. Elsewhere it may be just behind: spin a while. */
+	if (!ready && !sd_fp_tx_peer_here(&r->tx, sd_fp_cpu1()) &&
+	    !sd_fp_spin_over(&p->idle_polls, &p->idle_since_ns, sd_now_ns()))
 		return 1;
 	if (!ready && arm(p, r)) {
 		p->wait = TX_WAIT_ARMED;
@@ -209,16 +234,33 @@ static int producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = to_producer(ctx);
 
-	if (!p->failed && ctx->state == DOCA_CTX_STATE_RUNNING && sd_fp_conn_closed(p->st)) {
+	if (!p->failed && ctx->state == DOCA_CTX_STATE_RUNNING && (sd_fp_conn_closed(p->st) || p->cut)) {
 		p->failed = true;
 		wait_reset(p);
-		SD_LOG_ERR("producer %u: connection lost, stopping", p->id);
+		if (p->cut)
+			SD_LOG_ERR("producer %u: fast path cut (SOFTDOCA_FAULTS), stopping", p->id);
+		else
+			SD_LOG_ERR("producer %u: connection lost, stopping", p->id);
 		sd_ctx_fail(ctx);
 		return 1;
 	}
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
+	/* Nothing sent since the last call: the program has stopped sending
+	 * for now, so the consumer gets the wake-up it asked for. */
+	if (p->sends == p->sends_seen)
+		flush_wake(p->cached);
+	p->sends_seen = p->sends;
 	return wait_progress(p);
+}
+
+/* A wake-up still owed keeps a program from sleeping before the progress
+ * call that signals it (the PE's notification fires at once). */
+static bool producer_has_work(const struct doca_ctx *ctx)
+{
+	const struct doca_comch_producer *p = (const struct doca_comch_producer *)ctx;
+
+	return ctx->state == DOCA_CTX_STATE_RUNNING && p->cached != NULL && sd_fp_tx_wake_owed(&p->cached->tx);
 }
 
 /* A producer's sends complete at submit or are refused: a program that
@@ -249,6 +291,7 @@ static const struct sd_ctx_ops producer_ops = {
 	.start = producer_start,
 	.stop = producer_stop,
 	.progress = producer_progress,
+	.has_work = producer_has_work,
 	.describe_wait = producer_describe_wait,
 };
 
@@ -290,7 +333,7 @@ static doca_error_t send_submit(struct doca_task *task)
 	size_t total;
 	doca_error_t e;
 
-	if (sd_fp_conn_closed(p->st))
+	if (sd_fp_conn_closed(p->st) || p->cut)
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (t->buf == NULL || t->buf->list_len > SD_FP_PRODUCER_MAX_LIST)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -302,8 +345,12 @@ static doca_error_t send_submit(struct doca_task *task)
 		return note_refused(p, t->consumer_id, DOCA_ERROR_NOT_FOUND);
 
 	sd_fp_remote_lock(r);
+	r->tx.defer_wake = sd_fp_tx_peer_here(&r->tx, sd_fp_cpu1());
 	e = sd_fp_tx_reserve(&r->tx, (uint32_t)total, t->imm_len, p->id, &dst, &imm);
 	if (e != DOCA_SUCCESS) {
+		/* We stop sending here (for a while): the consumer gets the
+		 * wake-up it may be owed. */
+		sd_fp_tx_flush_wake(&r->tx);
 		sd_fp_remote_unlock(r);
 		if (e == DOCA_ERROR_NOT_FOUND)
 			drop_cache(p); /* it stopped; look it up afresh next time */
@@ -315,6 +362,27 @@ static doca_error_t send_submit(struct doca_task *task)
 			   doca_error_get_name(e));
 		return e;
 	}
+	/* SOFTDOCA_FAULTS: decided for a send that would go now (a refused one
+	 * is retried, not counted). An uncommitted reservation publishes
+	 * nothing: the next one writes over it. */
+	if (sd_fault_active(SD_FAULT_PRODUCER)) {
+		doca_error_t ferr = DOCA_SUCCESS;
+		enum sd_fault_action act = sd_fault_producer_send((uint32_t)total, &ferr);
+
+		if (act != SD_FAULT_PASS) {
+			sd_fp_remote_unlock(r);
+			p->refused = 0;
+			if (p->wait != TX_WAIT_NONE)
+				wait_reset(p);
+			if (act == SD_FAULT_CUT) {
+				p->cut = true;
+				sd_pe_wake(p->ctx.pe); /* progress fails the context */
+				ferr = DOCA_ERROR_CONNECTION_RESET;
+			}
+			sd_task_complete(task, act == SD_FAULT_DROP ? DOCA_SUCCESS : ferr);
+			return DOCA_SUCCESS;
+		}
+	}
 	if (t->imm_len)
 		memcpy(imm, t->imm, t->imm_len);
 	for (seg = t->buf; seg != NULL; seg = seg->next) {
@@ -323,6 +391,7 @@ static doca_error_t send_submit(struct doca_task *task)
 	}
 	sd_fp_tx_commit(&r->tx);
 	sd_fp_remote_unlock(r);
+	p->sends++;
 	p->refused = 0;
 	if (p->wait != TX_WAIT_NONE)
 		wait_reset(p);
@@ -356,6 +425,9 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	doca_error_t r;
 
 	if (comch_connection == NULL || producer == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	/* A malformed SOFTDOCA_FAULTS refuses to run unfaulted. */
+	if (sd_fault_setup() != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	r = sd_fp_ep_create(comch_connection, SD_FP_ROLE_PRODUCER, sizeof(*p), &producer_ops, "comch_producer", &ep);
 	if (r != DOCA_SUCCESS) {

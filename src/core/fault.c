@@ -16,7 +16,8 @@
  *  - The fault is applied where the real failure would happen: a DMA fault
  *    when the task executes (dma.c reads it back from the task), a Comch
  *    fault when the message goes on the link (connection.c asks here each
- *    time it tries). Comch decisions wait in a small table keyed by the task
+ *    time it tries), a fast-path producer fault when the send is submitted
+ *    (it is published or refused right there). Comch decisions wait in a small table keyed by the task
  *    because a queued message may be tried many times (link full, held).
  */
 #include <inttypes.h>
@@ -38,9 +39,10 @@ SD_LOG_REGISTER(FAULT);
 #define FAULT_DELAY_MAX_NS (60ull * 1000000000ull)
 
 #define FAULT_GRAMMAR                                                                                        \
-	"grammar: SOFTDOCA_FAULTS=\"rule[;rule...]\", rule = WHERE:WHEN:WHAT, WHERE = dma|comch, "         \
-	"WHEN = nth=N|every=N|after=N|size=N|size>=N|size<=N, WHAT = error=DOCA_ERROR_NAME (dma) or "       \
-	"drop|delay=N(us|ms|s)|cut (comch); e.g. \"dma:nth=5:error=IO_FAILED;comch:every=10:delay=50ms\""
+	"grammar: SOFTDOCA_FAULTS=\"rule[;rule...]\", rule = WHERE:WHEN:WHAT, WHERE = dma|comch|producer, " \
+	"WHEN = nth=N|every=N|after=N|size=N|size>=N|size<=N, WHAT = error=DOCA_ERROR_NAME (dma), "         \
+	"drop|delay=N(us|ms|s)|cut (comch) or drop|error=DOCA_ERROR_NAME|cut (producer); "                  \
+	"e.g. \"dma:nth=5:error=IO_FAILED;comch:every=10:delay=50ms;producer:after=100:cut\""
 
 enum when_kind { WHEN_NTH, WHEN_EVERY, WHEN_AFTER, WHEN_SIZE_EQ, WHEN_SIZE_GE, WHEN_SIZE_LE };
 enum what_kind { WHAT_ERROR, WHAT_DROP, WHAT_DELAY, WHAT_CUT };
@@ -72,6 +74,7 @@ static struct {
 	uint32_t nrules;
 	atomic_uint_fast64_t seq_dma;
 	atomic_uint_fast64_t seq_comch;
+	atomic_uint_fast64_t seq_producer;
 	/* Comch decisions not yet applied */
 	pthread_mutex_t lock;
 	struct pending *pend;
@@ -162,8 +165,10 @@ static const char *parse_rule(char *s, struct rule *r)
 		r->where = SD_FAULT_DMA;
 	else if (strcmp(where, "comch") == 0)
 		r->where = SD_FAULT_COMCH;
+	else if (strcmp(where, "producer") == 0)
+		r->where = SD_FAULT_PRODUCER;
 	else
-		return "WHERE must be dma or comch";
+		return "WHERE must be dma or comch (or producer: the Comch fast path)";
 
 	if (strncmp(when, "nth=", 4) == 0) {
 		r->when = WHEN_NTH, op = when + 4;
@@ -187,14 +192,16 @@ static const char *parse_rule(char *s, struct rule *r)
 		return "nth and every count from 1";
 
 	if (strncmp(what, "error=", 6) == 0) {
-		if (r->where != SD_FAULT_DMA)
-			return "comch rules take drop, delay=D or cut (error= is for dma)";
+		if (r->where == SD_FAULT_COMCH)
+			return "comch rules take drop, delay=D or cut (error= is for dma and producer)";
 		if (parse_error_name(what + 6, &r->err) != 0)
 			return "error= must name a DOCA error, such as IO_FAILED or DOCA_ERROR_INVALID_VALUE";
 		r->what = WHAT_ERROR;
 	} else if (strcmp(what, "drop") == 0 || strcmp(what, "cut") == 0 || strncmp(what, "delay=", 6) == 0) {
-		if (r->where != SD_FAULT_COMCH)
+		if (r->where == SD_FAULT_DMA)
 			return "dma rules take error=NAME (drop, delay and cut are for comch)";
+		if (r->where == SD_FAULT_PRODUCER && what[0] == 'd' && what[1] == 'e')
+			return "producer rules take drop, error=NAME or cut (delay= is for comch)";
 		if (what[0] == 'd' && what[1] == 'r') {
 			r->what = WHAT_DROP;
 		} else if (what[0] == 'c') {
@@ -205,7 +212,8 @@ static const char *parse_rule(char *s, struct rule *r)
 			r->what = WHAT_DELAY;
 		}
 	} else {
-		return "WHAT must be error=NAME (dma), or drop, delay=D or cut (comch)";
+		return "WHAT must be error=NAME (dma), drop, delay=D or cut (comch), or drop, error=NAME or cut "
+		       "(producer)";
 	}
 	return NULL;
 }
@@ -434,4 +442,27 @@ enum sd_fault_action sd_fault_comch_send(const void *task, uint64_t now_ns)
 	}
 	pthread_mutex_unlock(&F.lock);
 	return action;
+}
+
+enum sd_fault_action sd_fault_producer_send(uint32_t len, doca_error_t *err)
+{
+	uint64_t seq = atomic_fetch_add(&F.seq_producer, 1) + 1;
+	struct rule *r = match(SD_FAULT_PRODUCER, seq, len);
+
+	if (r == NULL)
+		return SD_FAULT_PASS;
+	if (first_fire(r))
+		SD_LOG_WARN("fault injected (SOFTDOCA_FAULTS rule '%s'): Comch producer send number %" PRIu64
+			    " of this process (%u bytes) %s%s",
+			    r->text, seq, len,
+			    r->what == WHAT_DROP ? "dropped (it completes successfully, nothing arrives)" :
+			    r->what == WHAT_CUT ? "not sent: the fast path is cut (the send fails with "
+						  "DOCA_ERROR_CONNECTION_RESET, the producer stops)" :
+						  "fails with ",
+			    r->what == WHAT_ERROR ? doca_error_get_name(r->err) : "");
+	if (r->what == WHAT_ERROR) {
+		*err = r->err;
+		return SD_FAULT_FAIL;
+	}
+	return r->what == WHAT_DROP ? SD_FAULT_DROP : SD_FAULT_CUT;
 }

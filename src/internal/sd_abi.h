@@ -45,8 +45,11 @@
 #define sd_fault_comch_send priv_doca_sd_fault_comch_send
 #define sd_fault_comch_submit priv_doca_sd_fault_comch_submit
 #define sd_fault_dma_submit priv_doca_sd_fault_dma_submit
+#define sd_fault_producer_send priv_doca_sd_fault_producer_send
 #define sd_fault_setup priv_doca_sd_fault_setup
 #define sd_fault_where priv_doca_sd_fault_where
+#define sd_frame_hdr_init priv_doca_sd_frame_hdr_init
+#define sd_frame_parse priv_doca_sd_frame_parse
 #define sd_frame_type_name priv_doca_sd_frame_type_name
 #define sd_log_sdk priv_doca_sd_log_sdk
 #define sd_log_sdk_max_level priv_doca_sd_log_sdk_max_level

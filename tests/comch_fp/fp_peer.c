@@ -378,6 +378,9 @@ int FP_PEER_MAIN(int argc, char **argv)
 		fprintf(stderr, "fp_peer: server destroy failed\n");
 		rc = 6;
 	}
+	/* For measuring (bench syscall counts per message): what arrived. */
+	if (getenv("FP_PEER_STATS") != NULL)
+		fprintf(stderr, "fp_peer: received %llu messages\n", (unsigned long long)P.received);
 	fp_waiter_fini(&P.waiter);
 	doca_pe_destroy(P.pe_fp);
 	doca_pe_destroy(P.pe_srv);

@@ -267,6 +267,8 @@ static inline pid_t fp_spawn(char *const argv[])
 		 * (its rpath), not ours. */
 		unsetenv("LD_LIBRARY_PATH");
 		unsetenv("LD_PRELOAD");
+		/* Faults a test injects are its own process's. */
+		unsetenv("SOFTDOCA_FAULTS");
 		execv(argv[0], argv);
 		_exit(127);
 	}

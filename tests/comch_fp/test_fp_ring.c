@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -255,6 +257,109 @@ static void test_corrupt_records(void **state)
 	free(r.base);
 }
 
+/* Signals waiting on the consumer's eventfd (0 if none). */
+static uint64_t signals(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* Both ends on one CPU: the CPU hints, a wake-up held back until the
+ * producer stops sending, the producers woken only once the ring is empty,
+ * and disarm telling whether a signal may be pending. */
+static void test_shared_cpu(void **state)
+{
+	struct region r;
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	region_make(&r, 8, 256, 0);
+	region_map(&r);
+	__atomic_store_n(&r.tx.evfd, fd, __ATOMIC_RELEASE);
+
+	/* Hints: unknown CPUs never match; each side sees the other's. */
+	assert_false(sd_fp_tx_peer_here(&r.tx, 0));
+	assert_false(sd_fp_tx_peer_here(&r.tx, 3));
+	assert_true(sd_fp_rx_note_cpu(&r.rx, 3));
+	assert_true(sd_fp_tx_peer_here(&r.tx, 3));
+	assert_false(sd_fp_rx_note_cpu(&r.rx, 2)); /* it moved */
+	assert_false(sd_fp_tx_peer_here(&r.tx, 3));
+	assert_true(sd_fp_tx_peer_here(&r.tx, 2));
+	assert_true(sd_fp_rx_note_cpu(&r.rx, 2));
+
+	for (int i = 0; i < 8; i++)
+		sd_fp_rx_post(&r.rx, 256);
+	/* Not deferred: the first message after the request wakes at once. */
+	assert_false(sd_fp_rx_arm(&r.rx));
+	assert_int_equal(send_one(&r, 16, 1, 0), DOCA_SUCCESS);
+	assert_int_equal(signals(fd), 1);
+	assert_false(sd_fp_tx_wake_owed(&r.tx));
+	assert_true(sd_fp_rx_disarm(&r.rx)); /* the producer took it: drain */
+	recv_one(&r, 16, 1, 0);
+
+	/* Deferred: owed, not signalled, until the flush; once only. */
+	r.tx.defer_wake = true;
+	assert_false(sd_fp_rx_arm(&r.rx));
+	assert_int_equal(send_one(&r, 16, 2, 0), DOCA_SUCCESS);
+	assert_int_equal(send_one(&r, 16, 3, 0), DOCA_SUCCESS);
+	assert_int_equal(signals(fd), 0);
+	assert_true(sd_fp_tx_wake_owed(&r.tx));
+	sd_fp_tx_flush_wake(&r.tx);
+	assert_int_equal(signals(fd), 1);
+	assert_false(sd_fp_tx_wake_owed(&r.tx));
+	sd_fp_tx_flush_wake(&r.tx);
+	assert_int_equal(signals(fd), 0);
+	assert_true(sd_fp_rx_disarm(&r.rx));
+	recv_one(&r, 16, 2, 0);
+	recv_one(&r, 16, 3, 0);
+
+	/* Owed, but the consumer woke by itself and took its request back:
+	 * no signal, and disarm says none is pending. */
+	assert_false(sd_fp_rx_arm(&r.rx));
+	assert_int_equal(send_one(&r, 16, 4, 0), DOCA_SUCCESS);
+	assert_true(sd_fp_tx_wake_owed(&r.tx));
+	assert_false(sd_fp_rx_disarm(&r.rx));
+	sd_fp_tx_flush_wake(&r.tx);
+	assert_int_equal(signals(fd), 0);
+	recv_one(&r, 16, 4, 0);
+
+	/* A producer waiting for credits: with it on our CPU, no kick while
+	 * the ring holds anything, even with most credits free. */
+	for (int i = 0; i < 4; i++)
+		sd_fp_rx_post(&r.rx, 256);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(send_one(&r, 16, (uint8_t)(10 + i), 0), DOCA_SUCCESS);
+	assert_int_equal(send_one(&r, 16, 0, 0), DOCA_ERROR_AGAIN);
+	assert_true(sd_fp_tx_arm(&r.tx) == false);
+	for (int i = 0; i < 7; i++) {
+		recv_one(&r, 16, (uint8_t)(10 + i), 0);
+		sd_fp_rx_post(&r.rx, 256);
+		assert_int_equal(sd_fp_rx_kick(&r.rx, true, true), -1);
+		assert_int_equal(sd_fp_rx_kick(&r.rx, true, false), -1);
+	}
+	recv_one(&r, 16, 17, 0);
+	sd_fp_rx_post(&r.rx, 256);
+	assert_int_equal(sd_fp_rx_kick(&r.rx, true, false), 1);
+	assert_true(sd_fp_tx_ready(&r.tx));
+
+	/* Elsewhere, the half mark wakes it with messages still queued. */
+	assert_false(sd_fp_rx_note_cpu(&r.rx, 1));
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(send_one(&r, 16, (uint8_t)(30 + i), 0), DOCA_SUCCESS);
+	assert_false(sd_fp_tx_arm(&r.tx));
+	for (int i = 0; i < 4; i++) {
+		recv_one(&r, 16, (uint8_t)(30 + i), 0);
+		sd_fp_rx_post(&r.rx, 256);
+	}
+	assert_int_equal(sd_fp_rx_kick(&r.rx, true, false), 1);
+	close(fd);
+	free(r.base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_header_validation),
 		cmocka_unit_test(test_hostile_counters),
 		cmocka_unit_test(test_corrupt_records),
+		cmocka_unit_test(test_shared_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

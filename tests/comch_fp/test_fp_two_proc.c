@@ -33,7 +33,7 @@ struct cli {
 	bool got_done;
 	/* receive side */
 	uint64_t nrecv, nrecv_err, nsend_ok, nsend_err;
-	doca_error_t last_recv_err;
+	doca_error_t last_recv_err, last_send_err;
 	uint32_t exp_len, exp_seed;
 	bool verify_ok;
 	bool repost;
@@ -108,6 +108,7 @@ static void send_ok(struct doca_comch_producer_task_send *t, union doca_data tu,
 static void send_err(struct doca_comch_producer_task_send *t, union doca_data tu, union doca_data cu)
 {
 	C.nsend_err++;
+	C.last_send_err = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
 	doca_task_free(doca_comch_producer_task_send_as_task(t));
 }
 
@@ -821,7 +822,56 @@ static void test_bad_args(void **state)
 	doca_comch_consumer_task_post_recv_set_buf(NULL, NULL);
 }
 
-int main(void)
+/* A send the fault rules keep from arriving: it completes with status and
+ * no echo comes back (the next echo_one checks the seed of what arrives). */
+static void send_faulted(uint32_t len, uint32_t seed, doca_error_t status)
+{
+	uint64_t ok = C.nsend_ok, err = C.nsend_err, recv = C.nrecv;
+	doca_error_t e;
+
+	for (uint32_t i = 0; i < len; i++)
+		C.smem.addr[i] = pat(seed, i);
+	while ((e = send_msg(len, seed, C.peer_cons)) == DOCA_ERROR_AGAIN)
+		progress();
+	assert_int_equal(e, DOCA_SUCCESS);
+	assert_true(WAIT_FOR(C.nsend_ok + C.nsend_err == ok + err + 1, 5));
+	if (status == DOCA_SUCCESS) {
+		assert_int_equal(C.nsend_ok, ok + 1);
+	} else {
+		assert_int_equal(C.nsend_err, err + 1);
+		assert_int_equal(C.last_send_err, status);
+	}
+	assert_int_equal(C.nrecv, recv);
+}
+
+/* Run with SOFTDOCA_FAULTS=FP_FAULT_RULES in this process only (main, mode
+ * "faults"; fp_spawn keeps it from the peer). */
+#define FP_FAULT_RULES "producer:nth=3:drop;producer:nth=5:error=IO_FAILED;producer:after=8:cut"
+
+static void test_producer_faults(void **state)
+{
+	struct doca_comch_producer_task_send *t;
+
+	echo_one(100, 1);
+	echo_one(200, 2);
+	send_faulted(300, 3, DOCA_SUCCESS); /* dropped: completes, never arrives */
+	echo_one(400, 4);
+	send_faulted(500, 5, DOCA_ERROR_IO_FAILED);
+	echo_one(600, 6);
+	echo_one(700, 7);
+	echo_one(800, 8);
+	send_faulted(900, 9, DOCA_ERROR_CONNECTION_RESET); /* cut */
+	/* The producer fails and stops as on a lost connection; nothing more
+	 * is sent; the rest of the connection (our consumer) is unaffected. */
+	assert_true(WAIT_FOR(state_of(doca_comch_producer_as_ctx(C.prod)) == DOCA_CTX_STATE_IDLE, 5));
+	assert_int_not_equal(doca_comch_producer_task_send_alloc_init(C.prod, C.smem.bufs[0], NULL, 0, C.peer_cons, &t),
+			     DOCA_SUCCESS);
+	assert_int_equal(C.nrecv, 6);
+	assert_int_equal(C.nrecv_err, 0);
+	assert_int_equal(state_of(doca_comch_consumer_as_ctx(C.cons)), DOCA_CTX_STATE_RUNNING);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bad_args, setup_echo, teardown),
@@ -836,6 +886,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_owner_in_use, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_kill, setup_echo, teardown),
 	};
+	const struct CMUnitTest fault_tests[] = {
+		cmocka_unit_test_setup_teardown(test_producer_faults, setup_echo, teardown),
+	};
 	char path[512];
 
 	if (!fp_peer_path("tests/comch_fp/fp_peer", path, sizeof(path))) {
@@ -843,5 +896,10 @@ int main(void)
 		return 77;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* SOFTDOCA_FAULTS is read once per process, at the first create. */
+	if (argc > 1 && strcmp(argv[1], "faults") == 0) {
+		setenv("SOFTDOCA_FAULTS", FP_FAULT_RULES, 1);
+		return cmocka_run_group_tests(fault_tests, NULL, NULL);
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
