@@ -8,7 +8,9 @@
 # gnuplot (the plot next to the CSV). The bench runs without them and says
 # which figures it left out.
 set -eu
-PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3 clang libclang-rt-14-dev"
+# libucx-dev, libssl-dev: the UCX link (SOFTDOCA_LINK=ucx://); ucx-utils, iproute2: its
+# two-namespace test (ucx_info, ip netns).
+PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev python3 clang libclang-rt-14-dev libucx-dev libssl-dev ucx-utils iproute2"
 for arg in "$@"; do
 	case "$arg" in
 	--deb) PKGS="$PKGS dpkg-dev debhelper fakeroot lintian" ;;

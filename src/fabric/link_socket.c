@@ -669,5 +669,9 @@ static const struct sd_link_ops sock_ops = {
 
 const struct sd_link_ops *sd_fabric_transport(void)
 {
+	/* SOFTDOCA_LINK may choose another transport (link_select.c); built
+	 * alone (the fabric unit test) the socket is the only one. */
+	if (sd_link_select != NULL)
+		return sd_link_select(&sock_ops);
 	return &sock_ops;
 }

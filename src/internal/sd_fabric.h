@@ -30,8 +30,10 @@
  * REJECT (doca_error_t + reason; the server then closes). After ACCEPT both
  * sides send MSG and fast-path frames; BYE (or EOF) ends it.
  *
- * Transport: struct sd_link_ops; the socket transport (AF_UNIX
- * SOCK_SEQPACKET) is the one we have (sd_fabric_transport()).
+ * Transport: struct sd_link_ops, chosen once per process by
+ * sd_fabric_transport(): the socket transport (AF_UNIX SOCK_SEQPACKET in
+ * the fabric directory), or with SOFTDOCA_LINK=ucx://ADDR:PORT the UCX
+ * transport across a network (sd_link_ucx.h; no descriptors cross it).
  *
  * Threading: sd_link_send is thread-safe (serialised per link) and so is
  * sd_link_close against concurrent senders; everything else on a link from
@@ -213,6 +215,10 @@ struct sd_link {
 };
 
 const struct sd_link_ops *sd_fabric_transport(void);
+/* The transport SOFTDOCA_LINK asks for, given the socket one
+ * (src/fabric/link_select.c). Weak so that the socket transport can be
+ * built and tested alone: absent, sd_fabric_transport() is the socket. */
+const struct sd_link_ops *sd_link_select(const struct sd_link_ops *socket_ops) __attribute__((weak));
 
 static inline doca_error_t sd_link_send(struct sd_link *l, uint16_t type, const void *body, uint32_t len, int fd)
 {

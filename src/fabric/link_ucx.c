@@ -1,0 +1,1464 @@
+#define _GNU_SOURCE
+/*
+ * The UCX transport: the link across a network (SOFTDOCA_LINK=ucx://ADDR:PORT,
+ * see sd_link_ucx.h for selection and the handshake).
+ *
+ * One UCX context and worker per process, driven by one thread of ours that
+ * sleeps on the worker's event fd and a wake-up eventfd, never spinning. Only
+ * that thread calls into UCX (so the worker runs in UCS_THREAD_MODE_SINGLE):
+ * callers of the sd_link_ops queue what they want under one process-wide
+ * lock and wake it. Each link's fd is an eventfd that is readable exactly
+ * while frames (or the news that the peer is gone) wait for sd_link_recv,
+ * which is what the sd_link contract asks of a pollable fd.
+ *
+ * Why not send from the caller: UCX in multi-thread mode serialises on the
+ * worker anyway, and a queue lets send answer AGAIN from a plain credit
+ * count: each direction may have at most UCX_WINDOW bytes of frames that
+ * the receiver has not consumed; the receiver returns credit as its user
+ * reads. A peer that sends past its credit is hostile and is dropped, so a
+ * receiver that does not read costs at most one window of memory.
+ *
+ * The Arm side listens: one ucp_listener per process at ADDR:PORT, made at
+ * the first listen. A connecting peer must pass the handshake and then names
+ * the address (card, function, server name) it opens; the connection goes to
+ * that listener's accept queue, or is refused with NOT_FOUND. Frames are
+ * checked by sd_frame_parse exactly like frames from a local socket, and a
+ * frame claiming to carry a descriptor is malformed: descriptors cannot
+ * cross a network (send refuses them with NOT_SUPPORTED).
+ *
+ * Liveness: both sides send a PING when they have sent nothing for
+ * timeout/5; a link that has heard nothing for SOFTDOCA_LINK_TIMEOUT_MS
+ * (default 5000 ms) is dead (CONNECTION_RESET), whether the peer died, hung
+ * or the network between them went down. UCX's own error handling (PEER
+ * mode) usually reports a dead peer sooner.
+ *
+ * Closing a link flushes what it queued (a BYE, a refusal) before the
+ * endpoint disconnects, waiting at most about a second: the caller may exit
+ * right after. At exit the thread stops and UCX is torn down (atexit).
+ *
+ * UCX settings made here unless the user set them: no memory hooks
+ * (UCX_MEM_MALLOC_HOOKS=no, UCX_MEM_EVENTS=no, UCX_MEMTYPE_CACHE=n: they
+ * fight with sanitizers and AM over TCP does not need them), UCX's own log
+ * at fatal (UCX_LOG_LEVEL=warn shows it again), UCX_TCP_CM_REUSEADDR=y (a
+ * restarted server binds despite TIME_WAIT). The transports are the
+ * user's choice (UCX_TLS); between namespaces of one machine use tcp.
+ *
+ * Not handled: fork (the child has no progress thread; it must not use
+ * links its parent opened).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <ucp/api/ucp.h>
+#include <ucm/api/ucm.h>
+
+#include "sd_env.h"
+#include "sd_link_ucx.h"
+#include "sd_log.h"
+
+SD_LOG_REGISTER(FABRIC);
+
+#define UCX_AM_ID 0x5d
+#define UCX_WINDOW (2u * 1024u * 1024u)
+#define UCX_CREDIT_BATCH (UCX_WINDOW / 4u)
+#define UCX_MAX_UNOPENED 64 /* server side connections still in the handshake */
+#define UCX_TIMEOUT_DEF_MS 5000u
+#define UCX_CLOSE_FLUSH_NS (1000ull * 1000000ull)
+
+enum lkind {
+	LK_HELLO = 1,
+	LK_CHALLENGE,
+	LK_PROOF,
+	LK_RESULT,
+	LK_FRAME,
+	LK_CREDIT,
+	LK_PING,
+	LK_CLOSE,
+};
+
+/* Sent as the AM header of every message. */
+struct lhdr {
+	uint32_t kind;
+	uint32_t arg;
+};
+
+enum phase {
+	PH_CONNECTING,  /* client: HELLO sent, waiting for the CHALLENGE */
+	PH_WAIT_RESULT, /* client: PROOF sent */
+	PH_WAIT_HELLO,  /* server */
+	PH_WAIT_PROOF,  /* server: CHALLENGE sent */
+	PH_OPEN,
+};
+
+struct txb {
+	struct txb *next;
+	struct uconn *c;
+	size_t len; /* payload bytes after the header */
+	struct lhdr hdr;
+	uint8_t data[];
+};
+
+struct rxf {
+	struct rxf *next;
+	size_t len;
+	uint8_t data[];
+};
+
+struct ulink;
+
+/* One UCX endpoint and what goes over it; owned and freed by the thread. */
+struct uconn {
+	struct uconn *next;
+	ucp_ep_h ep;
+	bool server;
+	bool started; /* client: endpoint made */
+	enum phase phase;
+	struct sd_auth auth;
+	struct sd_fabric_addr addr;
+	char peer[SD_LINK_HOST_MAX + 32]; /* "ip:port" for logs */
+	struct ulink *link;      /* attached link, or NULL */
+	struct ulink *queued_on; /* server: in this listener's accept queue */
+	struct uconn *acc_next;
+	struct rxf *rx_head, *rx_tail;
+	size_t rx_outstanding; /* received, not credited back */
+	size_t rx_consumed;    /* read by the user, not credited back yet */
+	struct txb *tx_head, *tx_tail;
+	size_t tx_credit;
+	unsigned int inflight;
+	bool failed;
+	doca_error_t fail_err;
+	bool want_close;
+	uint64_t close_deadline;
+	bool closing;
+	ucs_status_ptr_t close_req;
+	bool closed;
+	unsigned int held; /* callers waiting for closed: not to be freed */
+	bool done; /* client: connect has its answer in result */
+	doca_error_t result;
+	uint64_t born_ns, last_rx_ns, last_tx_ns;
+};
+
+struct ulink {
+	struct sd_link base;
+	bool listener;
+	bool signalled;
+	bool fd_warned;
+	struct uconn *c;
+	/* listener */
+	struct ulink *lnext;
+	struct sd_fabric_addr addr;
+	struct uconn *acc_head, *acc_tail;
+};
+
+static struct {
+	pthread_mutex_t mu; /* recursive: UCX may call our callbacks from calls we make under it */
+	pthread_cond_t cv;
+	struct sd_link_url url;
+	uint8_t secret[SD_LINK_SECRET_MAX];
+	size_t secret_len;
+	uint64_t timeout_ns, ping_ns;
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd, wake;
+	pthread_t thr;
+	struct uconn *conns, *newc;
+	struct ulink *listeners;
+	ucp_listener_h lsn;
+	bool lsn_req, lsn_done;
+	doca_error_t lsn_err;
+	bool card_set;
+	uint32_t card;
+	bool stop; /* process exit: the thread returns */
+	bool gone; /* UCX torn down: every call answers NOT_CONNECTED */
+} g = {.efd = -1, .wake = -1};
+
+static const struct sd_link_ops ucx_ops;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void wake_thread(void)
+{
+	uint64_t one = 1;
+
+	if (g.wake >= 0)
+		(void)!write(g.wake, &one, sizeof(one));
+}
+
+/* ---- link fd: readable exactly while recv/accept has something ------------ */
+
+static void link_update(struct ulink *l)
+{
+	bool want;
+	uint64_t v = 1;
+
+	if (l == NULL || l->base.fd < 0)
+		return;
+	if (l->listener)
+		want = l->acc_head != NULL;
+	else
+		want = l->c == NULL || l->c->rx_head != NULL || l->c->failed;
+	if (want && !l->signalled) {
+		(void)!write(l->base.fd, &v, sizeof(v));
+		l->signalled = true;
+	} else if (!want && l->signalled) {
+		(void)!read(l->base.fd, &v, sizeof(v));
+		l->signalled = false;
+	}
+}
+
+static void conn_fail(struct uconn *c, doca_error_t err)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	c->fail_err = err;
+	if (!c->server && !c->done) {
+		c->done = true;
+		c->result = err;
+		pthread_cond_broadcast(&g.cv);
+	}
+	link_update(c->link);
+}
+
+/* ---- sending (queued, posted by the thread) ------------------------------- */
+
+static bool queue_msg(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
+		      size_t blen)
+{
+	struct txb *t = malloc(sizeof(*t) + alen + blen);
+
+	if (t == NULL) {
+		conn_fail(c, DOCA_ERROR_NO_MEMORY);
+		return false;
+	}
+	t->next = NULL;
+	t->c = c;
+	t->len = alen + blen;
+	t->hdr.kind = kind;
+	t->hdr.arg = arg;
+	if (alen)
+		memcpy(t->data, a, alen);
+	if (blen)
+		memcpy(t->data + alen, b, blen);
+	if (c->tx_tail != NULL)
+		c->tx_tail->next = t;
+	else
+		c->tx_head = t;
+	c->tx_tail = t;
+	return true;
+}
+
+static void send_done(void *request, ucs_status_t status, void *user_data)
+{
+	struct txb *t = user_data;
+
+	pthread_mutex_lock(&g.mu);
+	t->c->inflight--;
+	if (status != UCS_OK && status != UCS_ERR_CANCELED && !t->c->failed) {
+		SD_LOG_DBG("UCX link to %s: send failed: %s", t->c->peer, ucs_status_string(status));
+		conn_fail(t->c, DOCA_ERROR_CONNECTION_RESET);
+	}
+	pthread_mutex_unlock(&g.mu);
+	free(t);
+	ucp_request_free(request);
+}
+
+static void post_queued(struct uconn *c, uint64_t now)
+{
+	ucp_request_param_t rp;
+	ucs_status_ptr_t r;
+	struct txb *t;
+
+	while ((t = c->tx_head) != NULL && c->ep != NULL && !c->failed && !c->closing) {
+		c->tx_head = t->next;
+		if (c->tx_head == NULL)
+			c->tx_tail = NULL;
+		memset(&rp, 0, sizeof(rp));
+		rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+		rp.cb.send = send_done;
+		rp.user_data = t;
+		rp.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+		c->last_tx_ns = now;
+		r = ucp_am_send_nbx(c->ep, UCX_AM_ID, &t->hdr, sizeof(t->hdr), t->data, t->len, &rp);
+		if (r == NULL) {
+			free(t);
+		} else if (UCS_PTR_IS_ERR(r)) {
+			SD_LOG_DBG("UCX link to %s: send failed: %s", c->peer, ucs_status_string(UCS_PTR_STATUS(r)));
+			free(t);
+			conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		} else {
+			c->inflight++;
+		}
+	}
+}
+
+static void free_queues(struct uconn *c)
+{
+	struct txb *t;
+	struct rxf *f;
+
+	while ((t = c->tx_head) != NULL) {
+		c->tx_head = t->next;
+		free(t);
+	}
+	c->tx_tail = NULL;
+	while ((f = c->rx_head) != NULL) {
+		c->rx_head = f->next;
+		free(f);
+	}
+	c->rx_tail = NULL;
+}
+
+/* ---- receiving (in the thread, from ucp_worker_progress) ------------------ */
+
+static void send_result(struct uconn *c, doca_error_t err, const char *reason)
+{
+	struct sd_auth_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.magic = SD_AUTH_MAGIC;
+	r.error = (int32_t)err;
+	snprintf(r.reason, sizeof(r.reason), "%s", reason);
+	queue_msg(c, LK_RESULT, 0, &r, sizeof(r), NULL, 0);
+}
+
+/* Refuse and close once the refusal is out. */
+static void refuse_conn(struct uconn *c, doca_error_t err, const char *reason)
+{
+	send_result(c, err, reason);
+	c->want_close = true;
+	c->close_deadline = now_ns() + UCX_CLOSE_FLUSH_NS;
+	if (!c->server && !c->done) {
+		c->done = true;
+		c->result = err;
+		pthread_cond_broadcast(&g.cv);
+	}
+}
+
+static bool addr_eq(const struct sd_fabric_addr *a, const struct sd_fabric_addr *b)
+{
+	return a->card == b->card && strcmp(a->pci, b->pci) == 0 && strcmp(a->name, b->name) == 0;
+}
+
+static void server_open(struct uconn *c, const struct sd_fabric_addr *addr)
+{
+	struct ulink *l;
+	char why[200];
+
+	for (l = g.listeners; l != NULL; l = l->lnext)
+		if (addr_eq(&l->addr, addr))
+			break;
+	if (l == NULL) {
+		snprintf(why, sizeof(why), "no Comch server \"%s\" listens on %s (card %u) on this side", addr->name,
+			 addr->pci, (unsigned)addr->card);
+		SD_LOG_DBG("UCX link: peer %s (pid %u): %s", c->peer, (unsigned)c->auth.peer_pid, why);
+		refuse_conn(c, DOCA_ERROR_NOT_FOUND, why);
+		return;
+	}
+	c->addr = *addr;
+	c->phase = PH_OPEN;
+	send_result(c, DOCA_SUCCESS, "ok");
+	c->queued_on = l;
+	c->acc_next = NULL;
+	if (l->acc_tail != NULL)
+		l->acc_tail->acc_next = c;
+	else
+		l->acc_head = c;
+	l->acc_tail = c;
+	SD_LOG_DBG("UCX link: peer %s (pid %u) authenticated, opens \"%s\" on %s", c->peer, (unsigned)c->auth.peer_pid,
+		   addr->name, addr->pci);
+	link_update(l);
+}
+
+static void on_frame(struct uconn *c, const void *data, size_t len)
+{
+	struct rxf *f;
+
+	if (len < sizeof(struct sd_frame_hdr) || len > SD_FRAME_BUF_SIZE) {
+		SD_LOG_ERR("UCX link: peer %s (pid %u) sent a frame of %zu bytes; dropping the link", c->peer,
+			   (unsigned)c->auth.peer_pid, len);
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	}
+	if (c->rx_outstanding + len > UCX_WINDOW) {
+		SD_LOG_ERR("UCX link: peer %s (pid %u) sent more than its credit allows; dropping the link", c->peer,
+			   (unsigned)c->auth.peer_pid);
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	}
+	f = malloc(sizeof(*f) + len);
+	if (f == NULL) {
+		conn_fail(c, DOCA_ERROR_NO_MEMORY);
+		return;
+	}
+	f->next = NULL;
+	f->len = len;
+	memcpy(f->data, data, len);
+	c->rx_outstanding += len;
+	if (c->rx_tail != NULL)
+		c->rx_tail->next = f;
+	else
+		c->rx_head = f;
+	c->rx_tail = f;
+	link_update(c->link);
+}
+
+static void on_result(struct uconn *c, const void *data, size_t len)
+{
+	struct sd_auth_result r;
+
+	if (len != sizeof(r)) {
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	}
+	memcpy(&r, data, sizeof(r));
+	r.reason[sizeof(r.reason) - 1] = '\0';
+	if (c->server) {
+		/* The client refused our proof: it has another secret. */
+		SD_LOG_ERR("UCX link: authentication failed: the client at %s (pid %u) refused this side: %s", c->peer,
+			   (unsigned)c->auth.peer_pid, r.reason);
+		conn_fail(c, DOCA_ERROR_NOT_PERMITTED);
+		return;
+	}
+	if (r.magic == SD_AUTH_MAGIC && r.error == DOCA_SUCCESS && c->phase == PH_WAIT_RESULT) {
+		c->phase = PH_OPEN;
+		c->done = true;
+		c->result = DOCA_SUCCESS;
+		pthread_cond_broadcast(&g.cv);
+		return;
+	}
+	if (r.error == DOCA_ERROR_NOT_PERMITTED)
+		SD_LOG_ERR("UCX link: authentication failed: %s (pid %u) refused this side: %s", g.url.text,
+			   (unsigned)c->auth.peer_pid, r.reason);
+	else
+		SD_LOG_DBG("UCX link: %s refused the connection: %s", g.url.text, r.reason);
+	conn_fail(c, r.error == DOCA_ERROR_NOT_PERMITTED ? DOCA_ERROR_NOT_PERMITTED
+			 : r.error == DOCA_SUCCESS	      ? DOCA_ERROR_CONNECTION_RESET
+							      : DOCA_ERROR_NOT_FOUND);
+}
+
+static void on_message(struct uconn *c, const struct lhdr *h, const void *data, size_t len)
+{
+	union {
+		struct sd_auth_challenge ch;
+		struct sd_auth_proof pr;
+	} out;
+	struct sd_fabric_addr addr;
+	char why[200];
+	doca_error_t err;
+
+	switch (h->kind) {
+	case LK_HELLO:
+		if (!c->server || c->phase != PH_WAIT_HELLO)
+			break;
+		err = sd_auth_server_challenge(&c->auth, g.secret, g.secret_len, g.card, data, len, &out.ch, why,
+					       sizeof(why));
+		if (err != DOCA_SUCCESS) {
+			SD_LOG_ERR("UCX link: connection from %s (pid %u) refused: %s", c->peer,
+				   (unsigned)c->auth.peer_pid, why);
+			refuse_conn(c, err, why);
+			return;
+		}
+		queue_msg(c, LK_CHALLENGE, 0, &out.ch, sizeof(out.ch), NULL, 0);
+		c->phase = PH_WAIT_PROOF;
+		return;
+	case LK_CHALLENGE:
+		if (c->server || c->phase != PH_CONNECTING)
+			break;
+		err = sd_auth_client_proof(&c->auth, data, len, &c->addr, &out.pr, why, sizeof(why));
+		if (err != DOCA_SUCCESS) {
+			SD_LOG_ERR("UCX link: authentication failed: %s (pid %u): %s", g.url.text,
+				   (unsigned)c->auth.peer_pid, why);
+			refuse_conn(c, err == DOCA_ERROR_NOT_PERMITTED ? err : DOCA_ERROR_NOT_PERMITTED, why);
+			return;
+		}
+		queue_msg(c, LK_PROOF, 0, &out.pr, sizeof(out.pr), NULL, 0);
+		c->phase = PH_WAIT_RESULT;
+		return;
+	case LK_PROOF:
+		if (!c->server || c->phase != PH_WAIT_PROOF)
+			break;
+		err = sd_auth_server_verify(&c->auth, data, len, &addr, why, sizeof(why));
+		if (err != DOCA_SUCCESS) {
+			SD_LOG_ERR("UCX link: authentication failed: connection from %s (pid %u) refused: %s", c->peer,
+				   (unsigned)c->auth.peer_pid, why);
+			refuse_conn(c, DOCA_ERROR_NOT_PERMITTED, why);
+			return;
+		}
+		server_open(c, &addr);
+		return;
+	case LK_RESULT:
+		if (c->phase == PH_OPEN && !c->server)
+			break;
+		on_result(c, data, len);
+		return;
+	case LK_FRAME:
+		if (c->phase != PH_OPEN)
+			break;
+		on_frame(c, data, len);
+		return;
+	case LK_CREDIT:
+		if (c->phase != PH_OPEN || len != 0)
+			break;
+		c->tx_credit += h->arg;
+		if (c->tx_credit > UCX_WINDOW)
+			c->tx_credit = UCX_WINDOW;
+		return;
+	case LK_PING:
+		if (len != 0)
+			break;
+		return;
+	case LK_CLOSE:
+		SD_LOG_DBG("UCX link to %s (pid %u): closed by the peer", c->peer, (unsigned)c->auth.peer_pid);
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	default:
+		break;
+	}
+	SD_LOG_ERR("UCX link: peer %s (pid %u) sent an unexpected message (kind %u, %zu bytes); dropping the link",
+		   c->peer, (unsigned)c->auth.peer_pid, (unsigned)h->kind, len);
+	conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+}
+
+static ucs_status_t am_recv(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			    const ucp_am_recv_param_t *param)
+{
+	struct lhdr h;
+	struct uconn *c;
+
+	(void)arg;
+	pthread_mutex_lock(&g.mu);
+	for (c = g.conns; c != NULL; c = c->next)
+		if (c->ep != NULL && c->ep == param->reply_ep)
+			break;
+	if (c == NULL || c->failed || c->closing || (c->want_close && c->link == NULL)) {
+		pthread_mutex_unlock(&g.mu);
+		return UCS_OK; /* a message for an endpoint we dropped or refused */
+	}
+	c->last_rx_ns = now_ns();
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || header_length != sizeof(h)) {
+		SD_LOG_ERR("UCX link: peer %s sent a message we never send (rendezvous or header of %zu bytes); "
+			   "dropping the link", c->peer, header_length);
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+	} else {
+		memcpy(&h, header, sizeof(h));
+		on_message(c, &h, data, length);
+	}
+	pthread_mutex_unlock(&g.mu);
+	return UCS_OK;
+}
+
+static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	struct uconn *c = arg;
+
+	(void)ep;
+	pthread_mutex_lock(&g.mu);
+	if (!c->failed) {
+		if (c->phase == PH_OPEN && !c->want_close)
+			SD_LOG_INFO("UCX link to %s (pid %u) lost: %s", c->peer, (unsigned)c->auth.peer_pid,
+				    ucs_status_string(status));
+		else
+			SD_LOG_DBG("UCX link to %s: %s", c->peer, ucs_status_string(status));
+	}
+	/* A client that never got through: nobody listens there (yet). */
+	conn_fail(c, !c->server && c->phase == PH_CONNECTING ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_CONNECTION_RESET);
+	pthread_mutex_unlock(&g.mu);
+}
+
+static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, ip, sizeof(ip));
+		port = ntohs(in->sin_port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(in6->sin6_port);
+	}
+	snprintf(out, cap, ss->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+}
+
+static struct uconn *uconn_new(bool server)
+{
+	struct uconn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->server = server;
+	c->tx_credit = UCX_WINDOW;
+	c->born_ns = c->last_rx_ns = c->last_tx_ns = now_ns();
+	return c;
+}
+
+static void on_conn_request(ucp_conn_request_h req, void *arg)
+{
+	ucp_conn_request_attr_t attr;
+	ucp_ep_params_t ep;
+	struct uconn *c, *x;
+	ucs_status_t st;
+	unsigned int unopened = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&g.mu);
+	for (x = g.conns; x != NULL; x = x->next)
+		if (x->server && x->phase != PH_OPEN && !x->closed)
+			unopened++;
+	c = unopened < UCX_MAX_UNOPENED ? uconn_new(true) : NULL;
+	if (c == NULL) {
+		SD_LOG_WARN("UCX link: %u connections are still authenticating: refusing another", unopened);
+		ucp_listener_reject(g.lsn, req);
+		pthread_mutex_unlock(&g.mu);
+		return;
+	}
+	snprintf(c->peer, sizeof(c->peer), "?");
+	attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+	if (ucp_conn_request_query(req, &attr) == UCS_OK)
+		sockaddr_text(&attr.client_address, c->peer, sizeof(c->peer));
+	c->phase = PH_WAIT_HELLO;
+	memset(&ep, 0, sizeof(ep));
+	ep.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.conn_request = req;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = ep_error;
+	ep.err_handler.arg = c;
+	st = ucp_ep_create(g.worker, &ep, &c->ep);
+	if (st != UCS_OK) {
+		SD_LOG_WARN("UCX link: cannot accept the connection from %s: %s", c->peer, ucs_status_string(st));
+		free(c);
+		pthread_mutex_unlock(&g.mu);
+		return;
+	}
+	SD_LOG_DBG("UCX link: connection from %s, authenticating", c->peer);
+	c->next = g.conns;
+	g.conns = c;
+	pthread_mutex_unlock(&g.mu);
+}
+
+/* ---- the thread ------------------------------------------------------------ */
+
+static void make_listener(void)
+{
+	ucp_listener_params_t lp;
+	ucs_status_t st;
+
+	if (g.lsn != NULL) {
+		g.lsn_err = DOCA_SUCCESS;
+		goto out;
+	}
+	memset(&lp, 0, sizeof(lp));
+	lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+	lp.sockaddr.addr = (const struct sockaddr *)&g.url.sa;
+	lp.sockaddr.addrlen = g.url.salen;
+	lp.conn_handler.cb = on_conn_request;
+	lp.conn_handler.arg = NULL;
+	st = ucp_listener_create(g.worker, &lp, &g.lsn);
+	if (st == UCS_OK) {
+		g.lsn_err = DOCA_SUCCESS;
+	} else if (st == UCS_ERR_BUSY) {
+		SD_LOG_ERR("UCX link: cannot listen on %s: the endpoint is already in use (another process listens "
+			   "there)", g.url.text);
+		g.lsn_err = DOCA_ERROR_ALREADY_EXIST;
+		g.lsn = NULL;
+	} else {
+		SD_LOG_ERR("UCX link: cannot listen on %s: %s (is the address one of this machine's?)", g.url.text,
+			   ucs_status_string(st));
+		g.lsn_err = st == UCS_ERR_INVALID_ADDR ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_IO_FAILED;
+		g.lsn = NULL;
+	}
+out:
+	g.lsn_req = false;
+	g.lsn_done = true;
+	pthread_cond_broadcast(&g.cv);
+}
+
+static void start_client(struct uconn *c)
+{
+	struct sd_auth_hello h;
+	ucp_ep_params_t ep;
+	ucs_status_t st;
+
+	c->started = true;
+	if (sd_auth_client_hello(&c->auth, g.secret, g.secret_len, c->addr.card, &h) != DOCA_SUCCESS) {
+		conn_fail(c, DOCA_ERROR_OPERATING_SYSTEM);
+		return;
+	}
+	memset(&ep, 0, sizeof(ep));
+	ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+	ep.sockaddr.addr = (const struct sockaddr *)&g.url.sa;
+	ep.sockaddr.addrlen = g.url.salen;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = ep_error;
+	ep.err_handler.arg = c;
+	st = ucp_ep_create(g.worker, &ep, &c->ep);
+	if (st != UCS_OK) {
+		c->ep = NULL;
+		SD_LOG_DBG("UCX link: cannot connect to %s: %s", g.url.text, ucs_status_string(st));
+		conn_fail(c, DOCA_ERROR_NOT_FOUND);
+		return;
+	}
+	c->phase = PH_CONNECTING;
+	queue_msg(c, LK_HELLO, 0, &h, sizeof(h), NULL, 0);
+}
+
+static void close_ep(struct uconn *c)
+{
+	ucp_request_param_t cp;
+
+	c->closing = true;
+	if (c->ep == NULL) {
+		c->closed = true;
+		pthread_cond_broadcast(&g.cv);
+		return;
+	}
+	/* A live endpoint is flushed before it disconnects: a forced close
+	 * resets the TCP connection, and the peer's kernel then drops what it
+	 * had received but not yet handed to UCX (a BYE, a refusal). A peer
+	 * that stops answering meanwhile ends the flush through the error
+	 * handler. A failed endpoint can only be forced. */
+	memset(&cp, 0, sizeof(cp));
+	cp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	cp.flags = c->failed ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+	c->close_req = ucp_ep_close_nbx(c->ep, &cp);
+	if (c->close_req == NULL || UCS_PTR_IS_ERR(c->close_req)) {
+		c->close_req = NULL;
+		c->ep = NULL;
+		c->closed = true;
+		pthread_cond_broadcast(&g.cv);
+	}
+}
+
+static void service_conn(struct uconn *c, uint64_t now)
+{
+	if (c->closing) {
+		if (c->close_req != NULL && ucp_request_check_status(c->close_req) != UCS_INPROGRESS) {
+			ucp_request_free(c->close_req);
+			c->close_req = NULL;
+			c->ep = NULL;
+			c->closed = true;
+			pthread_cond_broadcast(&g.cv);
+		}
+		return;
+	}
+	if (!c->failed) {
+		post_queued(c, now);
+		if (c->want_close) {
+			/* only flushing what is queued */
+		} else if (c->phase == PH_OPEN) {
+			if (now - c->last_rx_ns > g.timeout_ns) {
+				SD_LOG_INFO("UCX link to %s (pid %u): nothing heard for %llu ms: peer unreachable "
+					    "(network down or peer stopped)", c->peer, (unsigned)c->auth.peer_pid,
+					    (unsigned long long)(g.timeout_ns / 1000000));
+				conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+			} else if (now - c->last_tx_ns > g.ping_ns && c->tx_head == NULL) {
+				queue_msg(c, LK_PING, 0, NULL, 0, NULL, 0);
+				post_queued(c, now);
+			}
+		} else if (now - c->born_ns > g.timeout_ns) {
+			SD_LOG_DBG("UCX link %s: handshake not complete after %llu ms", c->peer,
+				   (unsigned long long)(g.timeout_ns / 1000000));
+			conn_fail(c, c->server ? DOCA_ERROR_TIME_OUT : DOCA_ERROR_NOT_FOUND);
+		}
+	}
+	/* Failed: the endpoint is of no more use. Closing: once what was
+	 * queued (BYE, a refusal) is out, or after a bounded wait. */
+	if (c->failed || (c->want_close && ((c->tx_head == NULL && c->inflight == 0) || now >= c->close_deadline)))
+		close_ep(c);
+}
+
+static void service(void)
+{
+	struct uconn **pp, *c;
+	uint64_t now = now_ns();
+
+	if (g.lsn_req)
+		make_listener();
+	while ((c = g.newc) != NULL) {
+		g.newc = c->next;
+		c->next = g.conns;
+		g.conns = c;
+		start_client(c);
+	}
+	for (c = g.conns; c != NULL; c = c->next)
+		service_conn(c, now);
+	for (pp = &g.conns; (c = *pp) != NULL;) {
+		if (c->closed && c->link == NULL && c->queued_on == NULL && c->inflight == 0 && c->held == 0) {
+			*pp = c->next;
+			free_queues(c);
+			free(c);
+			continue;
+		}
+		pp = &c->next;
+	}
+}
+
+static void *progress_main(void *arg)
+{
+	struct pollfd pfd[2];
+	sigset_t all;
+	uint64_t v;
+	int tick_ms;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	tick_ms = (int)(g.ping_ns / 2000000ull);
+	if (tick_ms < 50)
+		tick_ms = 50;
+	while (!g.stop) {
+		unsigned int n;
+
+		do {
+			pthread_mutex_lock(&g.mu);
+			service();
+			pthread_mutex_unlock(&g.mu);
+			n = ucp_worker_progress(g.worker);
+		} while (n != 0);
+		pthread_mutex_lock(&g.mu);
+		service();
+		pthread_mutex_unlock(&g.mu);
+		if (ucp_worker_arm(g.worker) == UCS_ERR_BUSY)
+			continue;
+		pfd[0].fd = g.efd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = g.wake;
+		pfd[1].events = POLLIN;
+		if (poll(pfd, 2, tick_ms) > 0 && (pfd[1].revents & POLLIN))
+			(void)!read(g.wake, &v, sizeof(v));
+	}
+	OPENSSL_thread_stop(); /* the handshakes' per-thread state */
+	return NULL;
+}
+
+/* ---- setup ---------------------------------------------------------------------- */
+
+/* UCX's memory hooks (malloc/mmap interposition) fight with sanitizers and
+ * are not needed for AM over TCP: off, unless the user chose otherwise. */
+static void tune_config(ucp_config_t *cfg)
+{
+	static const char *const kv[][2] = {
+		{"MEM_MALLOC_HOOKS", "no"}, {"MEM_MMAP_HOOK_MODE", "none"}, {"MEM_EVENTS", "no"},
+		{"MEMTYPE_CACHE", "n"},	   {"WARN_UNUSED_ENV_VARS", "n"},
+		/* ours say what failed and what to do; UCX's own lines would
+		 * land on the program's stdout (UCX_LOG_LEVEL=warn shows them) */
+		{"LOG_LEVEL", "fatal"},
+	};
+	char env[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(kv) / sizeof(kv[0]); i++) {
+		snprintf(env, sizeof(env), "UCX_%s", kv[i][0]);
+		if (getenv(env) != NULL)
+			continue;
+		if (ucp_config_modify(cfg, kv[i][0], kv[i][1]) != UCS_OK)
+			SD_LOG_DBG("UCX link: cannot set %s=%s", env, kv[i][1]);
+		/* libucm read its options when it was loaded (with us, from the
+		 * environment as it was then): the hooks are installed later, at
+		 * the first event handler, so clearing them here still counts.
+		 * The hook mode itself stays: "none" under installed events
+		 * makes ucm_mmap call itself. */
+		if (i == 0)
+			ucm_global_opts.enable_malloc_hooks = 0;
+		else if (i == 2)
+			ucm_global_opts.enable_events = 0;
+	}
+}
+
+static void ucx_fini(void);
+
+static doca_error_t setup(void)
+{
+	ucp_worker_params_t wp;
+	ucp_am_handler_param_t hp;
+	ucp_params_t params;
+	ucp_config_t *cfg;
+	pthread_mutexattr_t ma;
+	ucs_status_t st;
+	uint64_t ms;
+
+	if (sd_env_u64("SOFTDOCA_LINK_TIMEOUT_MS", UCX_TIMEOUT_DEF_MS, 500, 600000, &ms) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	g.timeout_ns = ms * 1000000ull;
+	g.ping_ns = g.timeout_ns / 5;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&g.mu, &ma);
+	pthread_mutexattr_destroy(&ma);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&g.cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	st = ucp_config_read(NULL, NULL, &cfg);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: cannot read the UCX configuration (UCX_* variables): %s", ucs_status_string(st));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	tune_config(cfg);
+	/* A restarted server must not wait out the TIME_WAIT of its killed
+	 * predecessor's connections; a live listener still owns the port
+	 * (Linux refuses a second bind while one listens). UCX reads its
+	 * connection manager's options from the environment only (the
+	 * ucp_config_modify cache does not reach them): set once, before
+	 * ucp_init, unless the user chose. */
+	if (getenv("UCX_TCP_CM_REUSEADDR") == NULL)
+		setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
+	memset(&params, 0, sizeof(params));
+	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	params.name = "softdoca";
+	st = ucp_init(&params, cfg, &g.ctx);
+	ucp_config_release(cfg);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: ucp_init failed: %s (check UCX_TLS and the other UCX_* variables)",
+			   ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	memset(&wp, 0, sizeof(wp));
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	st = ucp_worker_create(g.ctx, &wp, &g.worker);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: cannot create a UCX worker: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	st = ucp_worker_get_efd(g.worker, &g.efd);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: the UCX transports in use cannot wake a sleeping thread: %s (UCX_TLS?)",
+			   ucs_status_string(st));
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	memset(&hp, 0, sizeof(hp));
+	hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
+			UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+	hp.id = UCX_AM_ID;
+	hp.cb = am_recv;
+	hp.arg = NULL;
+	hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+	st = ucp_worker_set_am_recv_handler(g.worker, &hp);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: cannot register the message handler: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	g.wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (g.wake < 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1) {
+		SD_LOG_ERR("UCX link: OpenSSL cannot start");
+		return DOCA_ERROR_DRIVER;
+	}
+	if (pthread_create(&g.thr, NULL, progress_main, NULL) != 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	(void)atexit(ucx_fini);
+	SD_LOG_DBG("UCX link: worker ready, liveness timeout %llu ms", (unsigned long long)ms);
+	return DOCA_SUCCESS;
+}
+
+/* At exit: stop the thread and give back what UCX holds, so that nothing
+ * outlives the process unseen (a leak checker would report UCX's endpoints
+ * and worker). Links the program still holds answer NOT_CONNECTED from then
+ * on. Registered with atexit after OpenSSL's own exit handler, so that it
+ * runs first: the thread's OpenSSL state goes with the thread while OpenSSL
+ * can still free it. */
+static void ucx_fini(void)
+{
+	ucp_request_param_t cp;
+	ucs_status_ptr_t r;
+	struct uconn *c;
+	int i;
+
+	if (g.worker == NULL || g.wake < 0)
+		return;
+	pthread_mutex_lock(&g.mu);
+	g.stop = true;
+	wake_thread();
+	pthread_mutex_unlock(&g.mu);
+	pthread_join(g.thr, NULL);
+	pthread_mutex_lock(&g.mu);
+	g.gone = true;
+	while ((c = g.newc) != NULL) {
+		g.newc = c->next;
+		c->next = g.conns;
+		g.conns = c;
+	}
+	for (c = g.conns; c != NULL; c = c->next) {
+		if (c->ep == NULL)
+			continue;
+		if (c->close_req == NULL) {
+			memset(&cp, 0, sizeof(cp));
+			cp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+			cp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+			r = ucp_ep_close_nbx(c->ep, &cp);
+			c->close_req = UCS_PTR_IS_PTR(r) ? r : NULL;
+		}
+		for (i = 0; c->close_req != NULL && i < 100000; i++) {
+			ucp_worker_progress(g.worker);
+			if (ucp_request_check_status(c->close_req) != UCS_INPROGRESS) {
+				ucp_request_free(c->close_req);
+				c->close_req = NULL;
+			}
+		}
+		c->ep = NULL;
+	}
+	for (i = 0; i < 1000 && ucp_worker_progress(g.worker) != 0; i++)
+		;
+	{
+		struct uconn **pp = &g.conns;
+
+		/* What a link of the program (or a caller inside connect or
+		 * close) still names stays, failed and closed. */
+		while ((c = *pp) != NULL) {
+			c->failed = true;
+			c->fail_err = DOCA_ERROR_CONNECTION_RESET;
+			c->closed = true;
+			c->done = true;
+			free_queues(c);
+			if (c->link == NULL && c->held == 0 && c->inflight == 0 && c->queued_on == NULL) {
+				*pp = c->next;
+				free(c);
+				continue;
+			}
+			link_update(c->link);
+			pp = &c->next;
+		}
+		pthread_cond_broadcast(&g.cv);
+	}
+	if (g.lsn != NULL)
+		ucp_listener_destroy(g.lsn);
+	g.lsn = NULL;
+	ucp_worker_destroy(g.worker);
+	g.worker = NULL;
+	ucp_cleanup(g.ctx);
+	g.ctx = NULL;
+	close(g.wake);
+	g.wake = -1;
+	pthread_mutex_unlock(&g.mu);
+}
+
+/* ---- sd_link_ops ---------------------------------------------------------- */
+
+static struct ulink *ulink_new(bool listener)
+{
+	struct ulink *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return NULL;
+	l->base.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (l->base.fd < 0) {
+		free(l);
+		return NULL;
+	}
+	if (pthread_mutex_init(&l->base.lock, NULL) != 0) {
+		close(l->base.fd);
+		free(l);
+		return NULL;
+	}
+	l->base.ops = &ucx_ops;
+	l->listener = listener;
+	return l;
+}
+
+/* Wait for *flag (under g.mu) until deadline; false on time-out. */
+static bool wait_until(bool *flag, uint64_t deadline)
+{
+	struct timespec ts;
+
+	while (!*flag) {
+		if (now_ns() >= deadline)
+			return false;
+		ts.tv_sec = (time_t)(deadline / 1000000000ull);
+		ts.tv_nsec = (long)(deadline % 1000000000ull);
+		pthread_cond_timedwait(&g.cv, &g.mu, &ts);
+	}
+	return true;
+}
+
+static doca_error_t ucx_listen(const struct sd_fabric_addr *addr, struct sd_link **out)
+{
+	struct ulink *l, *x;
+	doca_error_t err;
+
+	if (addr == NULL || out == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.mu);
+	if (g.gone) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	for (x = g.listeners; x != NULL; x = x->lnext) {
+		if (addr_eq(&x->addr, addr)) {
+			SD_LOG_ERR("UCX link: a server of this process already listens as \"%s\" on %s (card %u) at %s",
+				   addr->name, addr->pci, (unsigned)addr->card, g.url.text);
+			pthread_mutex_unlock(&g.mu);
+			return DOCA_ERROR_ALREADY_EXIST;
+		}
+	}
+	if (g.lsn == NULL) {
+		/* One request at a time: a second first listen waits for it. */
+		if (!g.lsn_req) {
+			g.lsn_done = false;
+			g.lsn_req = true;
+			wake_thread();
+		}
+		if (!wait_until(&g.lsn_done, now_ns() + 5000000000ull)) {
+			pthread_mutex_unlock(&g.mu);
+			SD_LOG_ERR("UCX link: the UCX thread did not answer");
+			return DOCA_ERROR_TIME_OUT;
+		}
+		err = g.lsn == NULL ? g.lsn_err : DOCA_SUCCESS;
+		if (err != DOCA_SUCCESS) {
+			pthread_mutex_unlock(&g.mu);
+			return err;
+		}
+	}
+	if (!g.card_set) {
+		g.card = addr->card;
+		g.card_set = true;
+		SD_LOG_INFO("UCX link: listening on %s for card %u", g.url.text, (unsigned)g.card);
+	} else if (addr->card != g.card) {
+		SD_LOG_ERR("UCX link: this process serves card %u on %s; card %u cannot listen there too",
+			   (unsigned)g.card, g.url.text, (unsigned)addr->card);
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	l = ulink_new(true);
+	if (l == NULL) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	l->addr = *addr;
+	l->lnext = g.listeners;
+	g.listeners = l;
+	pthread_mutex_unlock(&g.mu);
+	*out = &l->base;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t ucx_reclaim(const struct sd_fabric_addr *addr, pid_t dead_pid)
+{
+	/* Nothing is left behind in the fabric directory by a remote peer. */
+	if (addr == NULL || dead_pid <= 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t ucx_accept(struct sd_link *listener, struct sd_link **out)
+{
+	struct ulink *ls = (struct ulink *)listener;
+	struct ulink *l;
+	struct uconn *c;
+
+	if (listener == NULL || out == NULL || listener->ops != &ucx_ops || !ls->listener)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.mu);
+	if (listener->fd < 0 || g.gone) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	c = ls->acc_head;
+	if (c == NULL) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_AGAIN;
+	}
+	l = ulink_new(false);
+	if (l == NULL) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_FULL; /* descriptors: the peer stays queued */
+	}
+	ls->acc_head = c->acc_next;
+	if (ls->acc_head == NULL)
+		ls->acc_tail = NULL;
+	c->acc_next = NULL;
+	c->queued_on = NULL;
+	c->link = l;
+	l->c = c;
+	l->base.peer_pid = (pid_t)c->auth.peer_pid;
+	link_update(l);
+	link_update(ls);
+	pthread_mutex_unlock(&g.mu);
+	*out = &l->base;
+	return DOCA_SUCCESS;
+}
+
+static void ucx_close(struct sd_link *link);
+
+static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_link **out)
+{
+	struct ulink *l;
+	struct uconn *c;
+	doca_error_t err;
+
+	if (addr == NULL || out == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	l = ulink_new(false);
+	c = uconn_new(false);
+	if (l == NULL || c == NULL) {
+		if (l != NULL) {
+			close(l->base.fd);
+			pthread_mutex_destroy(&l->base.lock);
+			free(l);
+		}
+		free(c);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->addr = *addr;
+	snprintf(c->peer, sizeof(c->peer), "%s", g.url.text);
+	c->link = l;
+	l->c = c;
+	pthread_mutex_lock(&g.mu);
+	if (g.gone) {
+		pthread_mutex_unlock(&g.mu);
+		close(l->base.fd);
+		pthread_mutex_destroy(&l->base.lock);
+		free(l);
+		free(c);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	c->next = g.newc;
+	g.newc = c;
+	wake_thread();
+	if (!wait_until(&c->done, now_ns() + g.timeout_ns + 1000000000ull)) {
+		SD_LOG_DBG("UCX link: no answer from %s within %llu ms", g.url.text,
+			   (unsigned long long)(g.timeout_ns / 1000000));
+		c->result = DOCA_ERROR_NOT_FOUND;
+	}
+	err = c->result;
+	l->base.peer_pid = (pid_t)c->auth.peer_pid;
+	pthread_mutex_unlock(&g.mu);
+	if (err != DOCA_SUCCESS) {
+		ucx_close(&l->base);
+		pthread_mutex_destroy(&l->base.lock);
+		free(l);
+		return err;
+	}
+	*out = &l->base;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t ucx_send(struct sd_link *link, uint16_t type, const void *body, uint32_t len, int fd)
+{
+	struct ulink *l = (struct ulink *)link;
+	struct sd_frame_hdr hdr;
+	doca_error_t err = DOCA_SUCCESS;
+	struct uconn *c;
+	size_t need;
+
+	if (link == NULL || link->ops != &ucx_ops || l->listener || (len > 0 && body == NULL) ||
+	    len > SD_FRAME_MAX_BODY)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.mu);
+	if (link->fd < 0) {
+		err = DOCA_ERROR_NOT_CONNECTED;
+		goto out;
+	}
+	if (fd >= 0) {
+		if (!l->fd_warned)
+			SD_LOG_ERR("UCX link to pid %d: a %s frame carries a file descriptor, which cannot cross a "
+				   "network: the Comch fast path (producer/consumer) and remote memory are not "
+				   "supported over UCX yet", (int)link->peer_pid, sd_frame_type_name(type));
+		l->fd_warned = true;
+		err = DOCA_ERROR_NOT_SUPPORTED;
+		goto out;
+	}
+	c = l->c;
+	if (c == NULL || c->failed) {
+		err = DOCA_ERROR_CONNECTION_RESET;
+		goto out;
+	}
+	need = sizeof(hdr) + len;
+	if (c->tx_credit < need) {
+		err = DOCA_ERROR_AGAIN;
+		goto out;
+	}
+	sd_frame_hdr_init(&hdr, type, 0, len, link->tx_seq);
+	if (!queue_msg(c, LK_FRAME, 0, &hdr, sizeof(hdr), body, len)) {
+		err = DOCA_ERROR_NO_MEMORY;
+		goto out;
+	}
+	c->tx_credit -= need;
+	link->tx_seq++;
+	wake_thread();
+out:
+	pthread_mutex_unlock(&g.mu);
+	return err;
+}
+
+static doca_error_t ucx_recv(struct sd_link *link, void *buf, struct sd_frame_view *view, int *fdp)
+{
+	struct ulink *l = (struct ulink *)link;
+	const char *why = NULL;
+	struct uconn *c;
+	struct rxf *f;
+	doca_error_t err;
+	size_t n;
+
+	if (link == NULL || buf == NULL || view == NULL || fdp == NULL || link->ops != &ucx_ops || l->listener)
+		return DOCA_ERROR_INVALID_VALUE;
+	*fdp = -1;
+	pthread_mutex_lock(&g.mu);
+	if (link->fd < 0) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	c = l->c;
+	f = c != NULL ? c->rx_head : NULL;
+	if (f == NULL) {
+		err = c == NULL || c->failed ? DOCA_ERROR_CONNECTION_RESET : DOCA_ERROR_AGAIN;
+		pthread_mutex_unlock(&g.mu);
+		return err;
+	}
+	c->rx_head = f->next;
+	if (c->rx_head == NULL)
+		c->rx_tail = NULL;
+	n = f->len;
+	memcpy(buf, f->data, n);
+	free(f);
+	c->rx_consumed += n;
+	/* Credit back in batches, and whenever the queue runs dry so that a
+	 * sender waiting for room is never left waiting on a partial batch. */
+	if (!c->failed && (c->rx_consumed >= UCX_CREDIT_BATCH || c->rx_head == NULL)) {
+		if (queue_msg(c, LK_CREDIT, (uint32_t)c->rx_consumed, NULL, 0, NULL, 0)) {
+			c->rx_outstanding -= c->rx_consumed;
+			c->rx_consumed = 0;
+			wake_thread();
+		}
+	}
+	link_update(l);
+	pthread_mutex_unlock(&g.mu);
+	err = sd_frame_parse(buf, n, view, &why);
+	if (err != DOCA_SUCCESS)
+		goto bad;
+	err = DOCA_ERROR_INVALID_VALUE;
+	if (view->seq != link->rx_seq) {
+		why = "frame out of sequence";
+		goto bad;
+	}
+	if (view->flags & SD_FRAME_F_FD) {
+		why = "frame claims a file descriptor, which cannot cross a network";
+		goto bad;
+	}
+	link->rx_seq++;
+	return DOCA_SUCCESS;
+bad:
+	SD_LOG_ERR("malformed frame from peer pid %d over %s (%zu bytes): %s; dropping the link", (int)link->peer_pid,
+		   g.url.text, n, why);
+	return err;
+}
+
+static void ucx_close(struct sd_link *link)
+{
+	struct ulink *l = (struct ulink *)link;
+	struct ulink **pp;
+	struct uconn *c;
+
+	if (link == NULL || link->ops != &ucx_ops)
+		return;
+	pthread_mutex_lock(&g.mu);
+	if (link->fd >= 0) {
+		close(link->fd);
+		link->fd = -1;
+	}
+	if (l->listener) {
+		for (pp = &g.listeners; *pp != NULL; pp = &(*pp)->lnext) {
+			if (*pp == l) {
+				*pp = l->lnext;
+				break;
+			}
+		}
+		while ((c = l->acc_head) != NULL) {
+			l->acc_head = c->acc_next;
+			c->acc_next = NULL;
+			c->queued_on = NULL;
+			c->want_close = true;
+			c->close_deadline = now_ns();
+		}
+		l->acc_tail = NULL;
+	} else if ((c = l->c) != NULL) {
+		if (!c->failed && c->phase == PH_OPEN)
+			queue_msg(c, LK_CLOSE, 0, NULL, 0, NULL, 0);
+		c->want_close = true;
+		c->close_deadline = now_ns() + UCX_CLOSE_FLUSH_NS;
+		c->link = NULL;
+		l->c = NULL;
+		/* What was queued (BYE, a refusal) must leave before close
+		 * returns: the caller may exit right after, taking our thread
+		 * with it. Bounded: an unanswering peer is forced off. */
+		wake_thread();
+		c->held++;
+		(void)wait_until(&c->closed, c->close_deadline + 200000000ull);
+		c->held--;
+	}
+	wake_thread();
+	pthread_mutex_unlock(&g.mu);
+}
+
+static void ucx_destroy(struct sd_link *link)
+{
+	if (link == NULL || link->ops != &ucx_ops)
+		return;
+	ucx_close(link);
+	pthread_mutex_destroy(&link->lock);
+	free(link);
+}
+
+static const struct sd_link_ops ucx_ops = {
+	.name = "ucx",
+	.listen = ucx_listen,
+	.reclaim = ucx_reclaim,
+	.accept = ucx_accept,
+	.connect = ucx_connect,
+	.send = ucx_send,
+	.recv = ucx_recv,
+	.close = ucx_close,
+	.destroy = ucx_destroy,
+};
+
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+						     size_t secret_len, doca_error_t *err);
+
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+						     size_t secret_len, doca_error_t *err)
+{
+	doca_error_t e;
+
+	if (url == NULL || secret == NULL || secret_len == 0 || secret_len > sizeof(g.secret) || err == NULL) {
+		if (err != NULL)
+			*err = DOCA_ERROR_INVALID_VALUE;
+		return NULL;
+	}
+	g.url = *url;
+	memcpy(g.secret, secret, secret_len);
+	g.secret_len = secret_len;
+	e = setup();
+	*err = e;
+	return e == DOCA_SUCCESS ? &ucx_ops : NULL;
+}

@@ -1,0 +1,149 @@
+/*
+ * sd_link_ucx.h - the link across a network: selection, authentication and
+ * the UCX transport.
+ *
+ * Selection (src/fabric/link_select.c, always built): SOFTDOCA_LINK unset or
+ * empty keeps the socket transport of the fabric directory. SOFTDOCA_LINK=
+ * ucx://ADDR:PORT (ADDR an IPv4 address, a host name or [IPv6]) selects the
+ * UCX transport; it needs SOFTDOCA_LINK_SECRET_FILE. Both are read and
+ * checked once, at the first use of the fabric; a bad setting makes every
+ * listen and connect fail with the error it got (logged once, naming the
+ * variable), never a silent fall-back to the local fabric.
+ *
+ * The UCX transport lives in a module (sd_link_ucx.so, next to
+ * libdoca_common in "softdoca/" or in the build tree) loaded only when asked
+ * for, so processes that do not use it never load UCX. A softdoca built
+ * without UCX answers ucx:// with NOT_SUPPORTED.
+ *
+ * Authentication (src/fabric/link_auth.c): a mutual challenge-response on a
+ * secret both sides read from their SOFTDOCA_LINK_SECRET_FILE, before any
+ * frame is accepted:
+ *   client -> server  HELLO     {card, pid, nonce_c}
+ *   server -> client  CHALLENGE {card, pid, nonce_s, mac_s}
+ *   client -> server  PROOF     {mac_c, the address the client opens}
+ *   server -> client  RESULT    {doca_error_t, reason}
+ * with mac_x = HMAC-SHA256(secret, role_x || own nonce || peer nonce || card),
+ * role 'S' for the server and 'C' for the client, card little-endian. The
+ * secret never travels and is never logged; MACs are compared in constant
+ * time. pid fields are the peer's claim, for logs only.
+ *
+ * Threading: parsing and the handshake functions are pure (no global
+ * state); sd_link_select is thread-safe.
+ */
+#ifndef SD_LINK_UCX_H_
+#define SD_LINK_UCX_H_
+
+#include "sd_fabric.h"
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <doca_error.h>
+
+/* ---- SOFTDOCA_LINK URL --------------------------------------------------- */
+
+#define SD_LINK_HOST_MAX 256
+
+struct sd_link_url {
+	char host[SD_LINK_HOST_MAX]; /* as written, without brackets */
+	uint16_t port;
+	struct sockaddr_storage sa; /* resolved */
+	socklen_t salen;
+	char text[SD_LINK_HOST_MAX + 16]; /* "ucx://host:port" for logs */
+};
+
+/* Parse "ucx://ADDR:PORT" and resolve ADDR. INVALID_VALUE (bad scheme,
+ * missing or bad port, port out of 1..65535, empty address) or NOT_FOUND
+ * (unresolvable); why (cap bytes) gets the explanation. */
+doca_error_t sd_link_url_parse(const char *text, struct sd_link_url *out, char *why, size_t cap);
+
+/* ---- secret file --------------------------------------------------------- */
+
+#define SD_LINK_SECRET_MAX 4096
+
+/* Read the secret at path into buf (SD_LINK_SECRET_MAX bytes). Refused
+ * (NOT_PERMITTED) unless a regular file (no symlink), owned by us, no
+ * group/other access; INVALID_VALUE if empty or larger than
+ * SD_LINK_SECRET_MAX; why gets the explanation (never the content). */
+doca_error_t sd_link_secret_load(const char *path, uint8_t *buf, size_t *len, char *why, size_t cap);
+
+/* ---- handshake ----------------------------------------------------------- */
+
+#define SD_AUTH_MAGIC 0x48544153u /* "SATH" */
+#define SD_AUTH_VERSION 1u
+#define SD_AUTH_NONCE 32
+#define SD_AUTH_MAC 32
+
+struct sd_auth_hello {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t reserved;
+	uint32_t card;
+	uint32_t pid;
+	uint8_t nonce[SD_AUTH_NONCE];
+};
+
+struct sd_auth_challenge {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t reserved;
+	uint32_t card;
+	uint32_t pid;
+	uint8_t nonce[SD_AUTH_NONCE];
+	uint8_t mac[SD_AUTH_MAC];
+};
+
+struct sd_auth_proof {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t reserved;
+	uint8_t mac[SD_AUTH_MAC];
+	struct sd_fabric_addr addr; /* what the client opens */
+};
+
+struct sd_auth_result {
+	uint32_t magic;
+	int32_t error; /* doca_error_t: SUCCESS, NOT_PERMITTED, NOT_FOUND... */
+	char reason[120];
+};
+
+struct sd_auth {
+	bool server;
+	uint32_t card;
+	const uint8_t *secret;
+	size_t secret_len;
+	uint8_t own[SD_AUTH_NONCE];
+	uint8_t peer[SD_AUTH_NONCE];
+	uint32_t peer_pid;
+	int step; /* what comes next, internal */
+};
+
+/* The MAC of one side (role 'C' or 'S'). */
+void sd_auth_mac(const uint8_t *secret, size_t secret_len, char role, const uint8_t *own, const uint8_t *peer,
+		 uint32_t card, uint8_t out[SD_AUTH_MAC]);
+
+/* Client: start, fill the HELLO. */
+doca_error_t sd_auth_client_hello(struct sd_auth *a, const uint8_t *secret, size_t len, uint32_t card,
+				  struct sd_auth_hello *out);
+/* Server: check a HELLO (len bytes) for our card, fill the CHALLENGE.
+ * INVALID_VALUE: malformed; NOT_PERMITTED: another card. */
+doca_error_t sd_auth_server_challenge(struct sd_auth *a, const uint8_t *secret, size_t secret_len, uint32_t card,
+				      const void *msg, size_t len, struct sd_auth_challenge *out, char *why,
+				      size_t cap);
+/* Client: check the server's CHALLENGE, fill the PROOF for addr.
+ * NOT_PERMITTED: the server does not know the secret (or another card). */
+doca_error_t sd_auth_client_proof(struct sd_auth *a, const void *msg, size_t len, const struct sd_fabric_addr *addr,
+				  struct sd_auth_proof *out, char *why, size_t cap);
+/* Server: check the client's PROOF; *addr gets what it opens.
+ * NOT_PERMITTED: the client does not know the secret. */
+doca_error_t sd_auth_server_verify(struct sd_auth *a, const void *msg, size_t len, struct sd_fabric_addr *addr,
+				   char *why, size_t cap);
+
+/* ---- the transport module ------------------------------------------------ */
+
+/* The module's one entry point (dlsym), called once. */
+#define SD_LINK_UCX_ENTRY "priv_doca_sd_link_ucx_init"
+typedef const struct sd_link_ops *(*sd_link_ucx_init_fn)(const struct sd_link_url *url, const uint8_t *secret,
+							 size_t secret_len, doca_error_t *err);
+
+#endif /* SD_LINK_UCX_H_ */

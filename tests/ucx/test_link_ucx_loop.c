@@ -1,0 +1,264 @@
+/* The UCX transport through its sd_link_ops, both ends in this process over
+ * 127.0.0.1 (UCX_TLS=tcp): routing by address among several listeners, an
+ * unknown name, frames both ways in order, back-pressure (AGAIN) and its
+ * release, descriptors refused, close seen by the peer, junk at the port,
+ * and the listen refusals. No root needed; the two-namespace test covers the rest. */
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sd_link_ucx.h"
+
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+						     size_t secret_len, doca_error_t *err);
+
+static const struct sd_link_ops *ops;
+static uint16_t port;
+static struct sd_link *lis_a, *lis_b;
+
+static struct sd_fabric_addr addr(const char *name)
+{
+	struct sd_fabric_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.card = 0;
+	strcpy(a.pci, "0000:3b:00.0");
+	strcpy(a.name, name);
+	return a;
+}
+
+/* Wait until fd is readable (at most ms). */
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, ms) == 1;
+}
+
+static struct sd_link *accept_one(struct sd_link *lis)
+{
+	struct sd_link *l = NULL;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!readable(lis->fd, 100))
+			continue;
+		if (ops->accept(lis, &l) == DOCA_SUCCESS)
+			return l;
+	}
+	return NULL;
+}
+
+static doca_error_t recv_wait(struct sd_link *l, void *buf, struct sd_frame_view *v, int ms)
+{
+	doca_error_t err;
+	int fd, i;
+
+	for (i = 0; i < ms / 10; i++) {
+		err = ops->recv(l, buf, v, &fd);
+		if (err != DOCA_ERROR_AGAIN)
+			return err;
+		(void)readable(l->fd, 10);
+	}
+	return DOCA_ERROR_AGAIN;
+}
+
+static void test_routing(void **state)
+{
+	struct sd_fabric_addr b = addr("svc-b"), none = addr("nobody");
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	struct sd_frame_view v;
+	struct sd_link *c = NULL, *s;
+	int fd;
+
+	(void)state;
+	/* nobody listens under that name: NOT_FOUND (the Comch client retries) */
+	assert_int_equal(ops->connect(&none, &c), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(ops->connect(&b, &c), DOCA_SUCCESS);
+	s = accept_one(lis_b);
+	assert_non_null(s);
+	{
+		struct sd_link *x = NULL;
+
+		assert_int_equal(ops->accept(lis_a, &x), DOCA_ERROR_AGAIN); /* routed to b only */
+	}
+	assert_true(s->peer_pid == getpid() && c->peer_pid == getpid());
+	assert_false(readable(s->fd, 0));
+	assert_int_equal(ops->recv(s, buf, &v, &fd), DOCA_ERROR_AGAIN);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, "hello", 5, -1), DOCA_SUCCESS);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, "again", 5, -1), DOCA_SUCCESS);
+	assert_int_equal(recv_wait(s, buf, &v, 3000), DOCA_SUCCESS);
+	assert_int_equal(v.type, SD_FRAME_MSG);
+	assert_int_equal(v.length, 5);
+	assert_memory_equal(v.body, "hello", 5);
+	assert_int_equal(recv_wait(s, buf, &v, 3000), DOCA_SUCCESS);
+	assert_memory_equal(v.body, "again", 5);
+	assert_int_equal(v.seq, 1);
+	assert_int_equal(ops->send(s, SD_FRAME_BYE, NULL, 0, -1), DOCA_SUCCESS);
+	assert_int_equal(recv_wait(c, buf, &v, 3000), DOCA_SUCCESS);
+	assert_int_equal(v.type, SD_FRAME_BYE);
+
+	/* a descriptor cannot cross the network */
+	assert_int_equal(ops->send(c, SD_FRAME_FP_FIRST, "x", 1, 0), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, NULL, 3, -1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, buf, SD_FRAME_MAX_BODY + 1, -1), DOCA_ERROR_INVALID_VALUE);
+
+	/* closing one end: the other reads CONNECTION_RESET, its fd readable */
+	ops->close(c);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, "late", 4, -1), DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(ops->recv(c, buf, &v, &fd), DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(recv_wait(s, buf, &v, 5000), DOCA_ERROR_CONNECTION_RESET);
+	assert_true(readable(s->fd, 0));
+	assert_int_equal(ops->send(s, SD_FRAME_MSG, "gone", 4, -1), DOCA_ERROR_CONNECTION_RESET);
+	ops->destroy(c);
+	ops->destroy(s);
+}
+
+/* A reader that does not read: the sender gets AGAIN once a window is in
+ * flight, and room again as soon as the reader drains. */
+static void test_backpressure(void **state)
+{
+	struct sd_fabric_addr a = addr("svc-a");
+	static uint8_t buf[SD_FRAME_BUF_SIZE], big[SD_FRAME_MAX_MSG];
+	struct sd_frame_view v;
+	struct sd_link *c = NULL, *s;
+	unsigned int sent = 0, got = 0;
+	doca_error_t err;
+
+	(void)state;
+	assert_int_equal(ops->connect(&a, &c), DOCA_SUCCESS);
+	s = accept_one(lis_a);
+	assert_non_null(s);
+	memset(big, 0x5a, sizeof(big));
+	while ((err = ops->send(c, SD_FRAME_MSG, big, sizeof(big), -1)) == DOCA_SUCCESS)
+		assert_true(++sent < 1000);
+	assert_int_equal(err, DOCA_ERROR_AGAIN);
+	assert_true(sent >= 16); /* about 2 MiB of 64 KiB messages */
+	while (got < sent) {
+		assert_int_equal(recv_wait(s, buf, &v, 5000), DOCA_SUCCESS);
+		assert_int_equal(v.length, sizeof(big));
+		assert_int_equal(v.seq, got);
+		got++;
+	}
+	/* the credit comes back: sending works again */
+	for (err = DOCA_ERROR_AGAIN, got = 0; err == DOCA_ERROR_AGAIN && got < 300; got++) {
+		err = ops->send(c, SD_FRAME_MSG, big, sizeof(big), -1);
+		if (err == DOCA_ERROR_AGAIN)
+			usleep(10000);
+	}
+	assert_int_equal(err, DOCA_SUCCESS);
+	assert_int_equal(recv_wait(s, buf, &v, 5000), DOCA_SUCCESS);
+	ops->destroy(c);
+	ops->destroy(s);
+}
+
+/* Not a UCX peer at all: bytes of junk at the listening port, a connection
+ * left open and silent. The listener survives both and serves the next. */
+static void test_junk_peer(void **state)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	struct sd_fabric_addr a = addr("svc-a");
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	struct sd_frame_view v;
+	struct sd_link *c = NULL, *s;
+	char junk[4096];
+	int fd, quiet;
+
+	(void)state;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(port);
+	memset(junk, 0xa5, sizeof(junk));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	(void)!write(fd, junk, sizeof(junk));
+	close(fd);
+	quiet = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(quiet >= 0);
+	assert_int_equal(connect(quiet, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	usleep(200000);
+	assert_int_equal(ops->connect(&a, &c), DOCA_SUCCESS);
+	s = accept_one(lis_a);
+	assert_non_null(s);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, "ok", 2, -1), DOCA_SUCCESS);
+	assert_int_equal(recv_wait(s, buf, &v, 3000), DOCA_SUCCESS);
+	assert_memory_equal(v.body, "ok", 2);
+	close(quiet);
+	ops->destroy(c);
+	ops->destroy(s);
+}
+
+static void test_listen_refusals(void **state)
+{
+	struct sd_fabric_addr a = addr("svc-a"), other = addr("svc-c");
+	struct sd_link *l = NULL;
+
+	(void)state;
+	assert_int_equal(ops->listen(&a, &l), DOCA_ERROR_ALREADY_EXIST);
+	other.card = 3;
+	assert_int_equal(ops->listen(&other, &l), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(ops->reclaim(&a, 1), DOCA_SUCCESS);
+	assert_int_equal(ops->accept(NULL, &l), DOCA_ERROR_INVALID_VALUE);
+}
+
+static int setup(void **state)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	struct sd_fabric_addr a = addr("svc-a"), b = addr("svc-b");
+	struct sd_link_url url;
+	char text[64], why[128];
+	doca_error_t err;
+	int fd;
+
+	(void)state;
+	setenv("UCX_TLS", "tcp", 0);
+	setenv("SOFTDOCA_LINK_TIMEOUT_MS", "3000", 0);
+	/* a free port of the loopback */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) != 0)
+		return -1;
+	close(fd);
+	port = ntohs(sin.sin_port);
+	snprintf(text, sizeof(text), "ucx://127.0.0.1:%u", (unsigned)port);
+	if (sd_link_url_parse(text, &url, why, sizeof(why)) != DOCA_SUCCESS)
+		return -1;
+	ops = priv_doca_sd_link_ucx_init(&url, (const uint8_t *)"loop secret", 11, &err);
+	if (ops == NULL)
+		return -1;
+	if (ops->listen(&a, &lis_a) != DOCA_SUCCESS || ops->listen(&b, &lis_b) != DOCA_SUCCESS)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ops->destroy(lis_a);
+	ops->destroy(lis_b);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routing),
+		cmocka_unit_test(test_backpressure),
+		cmocka_unit_test(test_junk_peer),
+		cmocka_unit_test(test_listen_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
