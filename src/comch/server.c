@@ -1,7 +1,6 @@
 /* The Comch server: listens under its representor's address, accepts the
  * clients of that host function, one connection each. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,36 +199,37 @@ static void backoff_timer_stop(struct doca_comch_server *s)
 	}
 }
 
-/* Explain an accept failure. The transport returns OPERATING_SYSTEM without
- * errno (its own log may have changed it): probing for a free descriptor
- * tells a descriptor shortage, the case that needs the user's action. */
-static void describe_accept_failure(struct doca_comch_server *s, doca_error_t err)
+/* Explain an accept failure from the transport's errno (sd_fabric.h: FULL
+ * and OPERATING_SYSTEM set it): a descriptor shortage needs the user's
+ * action, so it says what to raise. */
+static void describe_accept_failure(struct doca_comch_server *s, doca_error_t err, int e)
 {
 	struct rlimit rl;
-	int fd = fcntl(s->listener->fd, F_DUPFD_CLOEXEC, 0);
-	int e = errno;
 
-	if (fd >= 0) {
-		close(fd);
-		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s", doca_error_get_name(err));
-	} else if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+	if (e == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		snprintf(s->accept_why, sizeof(s->accept_why),
 			 "accept failed: too many open files (RLIMIT_NOFILE=%llu): raise ulimit -n",
 			 (unsigned long long)rl.rlim_cur);
 	} else if (e == ENFILE) {
 		snprintf(s->accept_why, sizeof(s->accept_why),
 			 "accept failed: the system's file table is full (ENFILE): raise fs.file-max or close files");
+	} else if (e == ENOBUFS || e == ENOMEM) {
+		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s: the kernel is short of memory",
+			 strerror(e));
+	} else if (e != 0) {
+		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s (%s)", doca_error_get_name(err),
+			 strerror(e));
 	} else {
-		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s", strerror(e));
+		snprintf(s->accept_why, sizeof(s->accept_why), "accept failed: %s", doca_error_get_name(err));
 	}
 }
 
 /* Stop accepting for a while after a failure that would repeat at once. */
-static void accept_backoff(struct doca_comch_server *s, doca_error_t err, uint64_t now)
+static void accept_backoff(struct doca_comch_server *s, doca_error_t err, int e, uint64_t now)
 {
 	struct itimerspec its = {0};
 
-	describe_accept_failure(s, err);
+	describe_accept_failure(s, err, e);
 	if (s->backoff_ns == 0) {
 		s->backoff_ns = ACCEPT_BACKOFF_MIN_NS;
 	} else if (s->backoff_ns < ACCEPT_BACKOFF_MAX_NS) {
@@ -331,18 +331,21 @@ static int server_progress(struct doca_ctx *ctx)
 		accept_resume(s);
 	for (i = 0; i < 16 && s->listener != NULL && s->resume_ns == 0 && ctx->state == DOCA_CTX_STATE_RUNNING;
 	     i++) {
-		doca_error_t err = sd_fabric_transport()->accept(s->listener, &l);
+		doca_error_t err;
+		int e;
 
+		errno = 0;
+		err = sd_fabric_transport()->accept(s->listener, &l);
+		e = errno;
 		if (err == DOCA_ERROR_AGAIN) {
-			/* Nobody waiting (or the transport pauses on its own): the
-			 * next failure starts the back-off over. */
+			/* Nobody waiting: the next failure starts the back-off over. */
 			s->backoff_ns = 0;
 			break;
 		}
 		if (err == DOCA_ERROR_NOT_PERMITTED)
 			continue; /* that peer was dropped (logged); the next may be fine */
 		if (err != DOCA_SUCCESS) {
-			accept_backoff(s, err, now);
+			accept_backoff(s, err, e, now);
 			break;
 		}
 		accept_recovered(s, now);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -28,11 +27,6 @@ struct sd_link_sock {
 	bool listener;
 	dev_t dev; /* of the bound socket file, so close unlinks only our own */
 	ino_t ino;
-	/* listener out of descriptors: see sock_accept */
-	unsigned int accept_fails;   /* failed accepts since the last good one */
-	unsigned int backoff_ms;     /* current pause, 0 when accepting */
-	uint64_t accept_log_ns;      /* last time a failure was logged, 0 never */
-	bool accept_logged;          /* this run of failures was logged */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -336,44 +330,12 @@ static doca_error_t sock_adopt(int fd, const char *what, struct sd_link_sock **o
 }
 
 /* Out of descriptors (or kernel memory) for the accepted socket: the
- * pending connection stays queued and the listener stays readable, so a
- * caller that simply polls would retry - and log - in a tight loop. */
+ * pending connection stays queued and the listener stays readable. The
+ * caller owns the pause and what to tell the user (the Comch server backs
+ * off on a timer and names its server); here it only gets FULL and errno. */
 static bool accept_starved(int e)
 {
 	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
-}
-
-#define ACCEPT_BACKOFF_MIN_MS 10u
-#define ACCEPT_BACKOFF_MAX_MS 1000u
-#define ACCEPT_LOG_EVERY_NS (10ull * 1000000000ull)
-
-static void accept_starved_log(struct sd_link_sock *s, int e, uint64_t now)
-{
-	struct rlimit rl;
-	char lim[80] = "";
-
-	/* At most one line per ACCEPT_LOG_EVERY_NS, however often it flaps. */
-	if (s->accept_log_ns != 0 && now - s->accept_log_ns < ACCEPT_LOG_EVERY_NS)
-		return;
-	s->accept_log_ns = now;
-	if (e == EMFILE) {
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(lim, sizeof(lim), " (RLIMIT_NOFILE=%llu)", (unsigned long long)rl.rlim_cur);
-	}
-	/* DEBUG: the caller (the Comch server) tells the user, naming its server. */
-	if (!s->accept_logged)
-		SD_LOG_DBG("accept failed on %s: %s%s: %s; pausing accepts for %u ms and retrying, up to %u ms "
-			   "apart (logged at most every %llu s)",
-			   s->path, strerror(e), e == EMFILE ? lim : "",
-			   e == EMFILE   ? "raise the limit (ulimit -n) or close descriptors"
-			   : e == ENFILE ? "the system-wide limit is reached: raise fs.file-max"
-					 : "the kernel is out of memory for sockets",
-			   s->backoff_ms, ACCEPT_BACKOFF_MAX_MS, ACCEPT_LOG_EVERY_NS / 1000000000ull);
-	else
-		SD_LOG_DBG("accept still failing on %s: %s%s (%u attempts so far)%s", s->path, strerror(e),
-			   e == EMFILE ? lim : "", s->accept_fails,
-			   e == EMFILE ? ": raise the limit (ulimit -n)" : "");
-	s->accept_logged = true;
 }
 
 static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
@@ -381,28 +343,17 @@ static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
 	struct sd_link_sock *ls = (struct sd_link_sock *)listener;
 	struct sd_link_sock *s;
 	doca_error_t err;
-	uint64_t now;
 	int fd, e;
 
 	if (listener == NULL || out == NULL || listener->fd < 0 || !ls->listener)
 		return DOCA_ERROR_INVALID_VALUE;
-	now = mono_ns();
-	if (listener->accept_retry_ns != 0 && now < listener->accept_retry_ns)
-		return DOCA_ERROR_FULL; /* still pausing: not even a system call */
 	fd = accept4(listener->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
-		if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNABORTED) {
-			listener->accept_retry_ns = 0;
+		if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ECONNABORTED)
 			return DOCA_ERROR_AGAIN;
-		}
 		if (accept_starved(e)) {
-			ls->accept_fails++;
-			ls->backoff_ms = ls->backoff_ms == 0 ? ACCEPT_BACKOFF_MIN_MS : ls->backoff_ms * 2;
-			if (ls->backoff_ms > ACCEPT_BACKOFF_MAX_MS)
-				ls->backoff_ms = ACCEPT_BACKOFF_MAX_MS;
-			listener->accept_retry_ns = now + (uint64_t)ls->backoff_ms * 1000000ull;
-			accept_starved_log(ls, e, now);
+			SD_LOG_DBG("accept on %s: %s (the peer stays queued)", ls->path, strerror(e));
 			errno = e;
 			return DOCA_ERROR_FULL;
 		}
@@ -410,15 +361,6 @@ static doca_error_t sock_accept(struct sd_link *listener, struct sd_link **out)
 		errno = e;
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
-	if (ls->accept_fails != 0) {
-		if (ls->accept_logged)
-			SD_LOG_INFO("accepting on %s again (%u attempts had failed for want of descriptors)",
-				    ls->path, ls->accept_fails);
-		ls->accept_fails = 0;
-		ls->backoff_ms = 0;
-		ls->accept_logged = false;
-	}
-	listener->accept_retry_ns = 0;
 	err = sock_adopt(fd, "accept", &s);
 	if (err != DOCA_SUCCESS)
 		return err;

@@ -173,14 +173,12 @@ struct sd_link_ops {
 	doca_error_t (*reclaim)(const struct sd_fabric_addr *addr, pid_t dead_pid);
 	/* Accept one pending peer: AGAIN if none; NOT_PERMITTED (logged, peer
 	 * dropped) if its credentials differ. FULL: transient, the process (or
-	 * system) is out of descriptors; the listener then pauses for a
-	 * growing delay (10 ms doubling up to 1 s; accept_retry_ns says until
-	 * when, and accept answers FULL without trying until then), logs a
-	 * rate-limited error saying what to raise, and serves again once a
-	 * retry succeeds. The peer stays queued meanwhile. A caller that
-	 * polls the listener's fd should leave it out of its poll set until
-	 * accept_retry_ns (it stays readable while the peer is queued) and
-	 * should not log FULL again. */
+	 * system) is out of descriptors or kernel memory, errno says which
+	 * (EMFILE, ENFILE, ENOBUFS, ENOMEM). The peer stays queued and the
+	 * listener's fd stays readable, so a caller must pause before it tries
+	 * again and tell the user what to raise (the Comch server backs off on
+	 * a timer, server.c); the transport itself neither pauses nor logs
+	 * above DEBUG. OPERATING_SYSTEM (logged, errno set): anything else. */
 	doca_error_t (*accept)(struct sd_link *listener, struct sd_link **out);
 	/* Connect to addr: NOT_FOUND if nobody listens, AGAIN if the listener
 	 * is momentarily full, NOT_PERMITTED on a credential mismatch. */
@@ -209,9 +207,6 @@ struct sd_link {
 	uint64_t tx_seq;        /* next sequence number to send (under lock) */
 	uint64_t rx_seq;        /* next sequence number expected */
 	pthread_mutex_t lock;   /* serialises send and close */
-	/* Listener: while accept answers FULL, the CLOCK_MONOTONIC time (ns)
-	 * of its next real try; 0 when accepting normally. */
-	uint64_t accept_retry_ns;
 };
 
 const struct sd_link_ops *sd_fabric_transport(void);

@@ -658,14 +658,15 @@ static int open_fds(void)
 
 /* The server child: few descriptors; a simple caller that retries every
  * 5 ms whatever accept says; answers "ping" with "pong", ends on "quit".
- * Exits 0 if it ran out of descriptors, saw the pause and served again. */
+ * Exits 0 if it ran out of descriptors (FULL with EMFILE, the transport's
+ * contract: the caller pauses and tells the user) and served again. */
 static void starved_server(const struct sd_fabric_addr *a, int ready)
 {
 	const struct sd_link_ops *ops = sd_fabric_transport();
 	static uint8_t buf[SD_FRAME_BUF_SIZE];
 	struct sd_link *lis = NULL, *conns[64];
 	struct rlimit rl;
-	int n = 0, full = 0, bad_retry = 0, served = 0, quit = 0, i, fd;
+	int n = 0, full = 0, bad_errno = 0, served = 0, quit = 0, i, fd;
 	uint64_t deadline = now_ms() + 20000;
 
 	if (ops->listen(a, &lis) != DOCA_SUCCESS)
@@ -679,8 +680,10 @@ static void starved_server(const struct sd_fabric_addr *a, int ready)
 		_exit(13);
 	while (!quit && now_ms() < deadline) {
 		struct sd_link *c = NULL;
-		doca_error_t err = ops->accept(lis, &c);
-		struct timespec ts;
+		doca_error_t err;
+
+		errno = 0;
+		err = ops->accept(lis, &c);
 
 		if (err == DOCA_SUCCESS && n < 64) {
 			conns[n++] = c;
@@ -688,9 +691,8 @@ static void starved_server(const struct sd_fabric_addr *a, int ready)
 			sd_link_destroy(c);
 		} else if (err == DOCA_ERROR_FULL) {
 			full++;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			if (lis->accept_retry_ns <= (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec)
-				bad_retry++;
+			if (errno != EMFILE)
+				bad_errno++;
 		}
 		usleep(5000);
 		for (i = 0; i < n; i++) {
@@ -717,11 +719,13 @@ static void starved_server(const struct sd_fabric_addr *a, int ready)
 	for (i = 0; i < n; i++)
 		sd_link_destroy(conns[i]);
 	sd_link_destroy(lis);
-	_exit(!quit ? 20 : full == 0 ? 21 : bad_retry ? 22 : served == 0 ? 23 : 0);
+	_exit(!quit ? 20 : full == 0 ? 21 : bad_errno ? 22 : served == 0 ? 23 : 0);
 }
 
-/* A server out of descriptors with clients queued: a bounded number of log
- * lines that say what to raise, and service resumes once they leave. */
+/* A listener out of descriptors with clients queued, polled every 5 ms: the
+ * transport answers FULL with EMFILE and logs nothing above DEBUG (no flood:
+ * the caller owns the pause and the message, see comch_diag), the peers stay
+ * queued, and service resumes once they leave. */
 static void test_accept_out_of_fds(void **state)
 {
 	const struct sd_link_ops *ops = sd_fabric_transport();
@@ -775,18 +779,24 @@ static void test_accept_out_of_fds(void **state)
 	close(ready[0]);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	sd_link_destroy(l);
-	for (p = log; (p = strstr(p, "accept")) != NULL; p = strchr(p, '\n'))
-		lines++;
-	fprintf(stderr, "out of descriptors: %d log lines about accept, server exit %d\n", lines,
+	/* lines about accept above DEBUG (the test log shim prints every level) */
+	for (p = log; p != NULL && *p != '\0'; p = strchr(p, '\n') != NULL ? strchr(p, '\n') + 1 : NULL) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol != NULL ? (size_t)(eol - p) : strlen(p);
+		char one[512];
+
+		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) - 1 ? n : sizeof(one) - 1), p);
+		if (strstr(one, "accept") != NULL && strstr(one, " 60]") == NULL && strstr(one, " 70]") == NULL)
+			lines++;
+	}
+	fprintf(stderr, "out of descriptors: %d log lines about accept above DEBUG, server exit %d\n", lines,
 		WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	if (lines < 1 || lines > 4)
+	if (lines != 0)
 		fprintf(stderr, "%.1500s", log);
 	assert_int_equal(err, DOCA_SUCCESS);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
-	assert_true(lines >= 1 && lines <= 4);
-	assert_non_null(strstr(log, "Too many open files (RLIMIT_NOFILE="));
-	assert_non_null(strstr(log, "ulimit -n"));
+	assert_int_equal(lines, 0);
 }
 
 int main(void)
