@@ -55,10 +55,17 @@ struct sd_ctx_core_ops {
 struct sd_prof;
 
 struct doca_pe {
+	/* First, laid out as struct sd_pe_head (sd_ctx.h), which
+	 * sd_task_complete_inline appends to from the libraries. */
+	union {
+		struct sd_pe_head head;
+		struct {
+			struct doca_task *cq_head; /* completed tasks awaiting their callback */
+			struct doca_task *cq_tail;
+		};
+	};
 	struct doca_ctx *ctxs;                 /* connected contexts, in connect order */
 	struct doca_ctx *iter_next;            /* next context of the walk in progress */
-	struct doca_task *cq_head;             /* completed tasks awaiting their callback */
-	struct doca_task *cq_tail;
 	struct doca_ctx *starting;             /* context inside its ops->start */
 	struct sd_prof *profs;
 	bool in_progress;                      /* inside doca_pe_progress */

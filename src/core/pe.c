@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ SD_LOG_REGISTER(PE);
 #define PE_STALL_REPEAT_MAX_NS (60ull * 1000000000ull)
 #define PE_SUMMARY_NS 1000000000ull
 #define SD_LOG_DBG_LEVEL 60
+
+_Static_assert(offsetof(struct doca_pe, head) == 0, "sd_pe_head must head struct doca_pe");
 
 uint64_t sd_now_ns(void)
 {
@@ -217,10 +220,42 @@ static void __attribute__((noinline, cold)) pe_diag_task_end(struct doca_task *t
 				   how);
 }
 
+/* One task of a delivery round that needs more than its callback: a range
+ * profiling record, the per-task diagnostics, a task the program freed
+ * while it was submitted, a task a graph instance runs. */
+static void __attribute__((noinline)) pe_deliver_one_slow(struct doca_pe *pe, struct doca_task *task, bool diag,
+							  uint64_t *now)
+{
+	struct sd_task_owner *owner;
+
+	if (task->submit_flags & DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED) {
+		if (*now == 0)
+			*now = sd_now_ns();
+		sd_prof_record(pe, task, *now);
+	}
+	if (diag)
+		pe_diag_task_end(task, task->freed ? ",\"callback\":\"none: freed while submitted\"" : "");
+	/* Freed by the program while we held it: back to the pool, no
+	 * callback (the program gave it up). */
+	if (task->freed) {
+		sd_task_pool_put(task);
+		return;
+	}
+	/* As in pe_deliver; a task run by a graph goes back to its graph
+	 * instance instead of the task type's callbacks (sd_task_owner). */
+	task->state = SD_TASK_ALLOCATED;
+	owner = task->owner;
+	if (owner != NULL) {
+		task->owner = NULL;
+		owner->done(owner, task);
+	} else {
+		task->cls->ops->deliver(task);
+	}
+}
+
 static int pe_deliver(struct doca_pe *pe)
 {
 	struct doca_task *task, *next;
-	struct sd_task_owner *owner;
 	struct doca_ctx *ctx;
 	int n = 0;
 	uint64_t now = 0;
@@ -236,30 +271,13 @@ static int pe_deliver(struct doca_pe *pe)
 	for (; task != NULL; task = next) {
 		next = task->next;
 		ctx = task->cls->ctx;
-		if (task->submit_flags & DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED) {
-			if (now == 0)
-				now = sd_now_ns();
-			sd_prof_record(pe, task, now);
-		}
-		if (diag)
-			pe_diag_task_end(task, task->freed ? ",\"callback\":\"none: freed while submitted\"" : "");
-		/* Freed by the program while we held it: back to the pool, no
-		 * callback (the program gave it up). */
-		if (task->freed) {
-			sd_task_pool_put(task);
-			ctx->inflight--;
-			n++;
-			continue;
-		}
-		/* The callback owns the task: it may free or resubmit it. It still
-		 * counts in flight until the callback returns. A task run by a
-		 * graph goes back to its graph instance instead (sd_task_owner). */
-		task->state = SD_TASK_ALLOCATED;
-		owner = task->owner;
-		if (owner != NULL) {
-			task->owner = NULL;
-			owner->done(owner, task);
+		if (__builtin_expect(diag || task->submit_flags != 0 || task->freed || task->owner != NULL, 0)) {
+			pe_deliver_one_slow(pe, task, diag, &now);
 		} else {
+			/* The callback owns the task: it may free or resubmit
+			 * it. It still counts in flight until the callback
+			 * returns. */
+			task->state = SD_TASK_ALLOCATED;
 			task->cls->ops->deliver(task);
 		}
 		ctx->inflight--;

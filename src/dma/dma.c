@@ -327,10 +327,10 @@ struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy 
 /* doca_task_submit does not validate (DOCA): only what the engine needs to
  * hold the task. Bad buffers, sizes and lists fail at execution, through
  * the error callback, and stop the context. */
-static doca_error_t memcpy_submit(struct doca_task *task)
+/* memcpy_submit when a buffer is NULL or SOFTDOCA_FAULTS has DMA rules. */
+static doca_error_t __attribute__((noinline, cold)) memcpy_submit_slow(struct doca_dma_task_memcpy *mt)
 {
-	struct doca_dma_task_memcpy *mt = sd_to_memcpy(task);
-	struct doca_dma *dma = sd_to_dma(task->cls->ctx);
+	struct doca_dma *dma = sd_to_dma(mt->task.cls->ctx);
 
 	if (mt->src == NULL || mt->dst == NULL) {
 		SD_LOG_ERR("Failed to submit DMA memcpy task: %s buffer is NULL", mt->src == NULL ? "source" : "destination");
@@ -338,8 +338,18 @@ static doca_error_t memcpy_submit(struct doca_task *task)
 	}
 	/* SOFTDOCA_FAULTS: the status stays SUCCESS while a task is submitted,
 	 * so it carries an injected error to sd_dma_task_check. */
-	if (sd_fault_active(SD_FAULT_DMA))
-		task->status = sd_fault_dma_submit(task, sd_buf_chain_data_len(mt->src));
+	mt->task.status = sd_fault_dma_submit(&mt->task, sd_buf_chain_data_len(mt->src));
+	return dma->eng_ops->submit(dma->eng, mt);
+}
+
+static doca_error_t memcpy_submit(struct doca_task *task)
+{
+	struct doca_dma_task_memcpy *mt = sd_to_memcpy(task);
+	struct doca_dma *dma = sd_to_dma(task->cls->ctx);
+
+	/* The usual case makes no call but the engine's; the rest is out of line. */
+	if (__builtin_expect(mt->src == NULL || mt->dst == NULL || sd_fault_active(SD_FAULT_DMA), 0))
+		return memcpy_submit_slow(mt);
 	return dma->eng_ops->submit(dma->eng, mt);
 }
 
@@ -415,6 +425,7 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 {
 	struct doca_dma *dma = sd_to_dma(task->task.cls->ctx);
 	const struct doca_mmap *last_mmap = cache != NULL ? cache->src_ok : NULL;
+	uint64_t last_id = cache != NULL ? cache->src_ok_id : 0;
 	bool last_remote = cache != NULL ? cache->src_ok_remote : false;
 	const struct doca_buf *b;
 	size_t src_total = 0, dst_free = 0;
@@ -434,17 +445,18 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	for (b = task->src; b != NULL; b = b->next) {
-		if (b->mmap != last_mmap) {
+		if (!sd_dma_cache_hit(last_mmap, last_id, b->mmap)) {
 			err = check_mmap(dma, b, false, "source");
 			if (err != DOCA_SUCCESS)
 				return err;
 			last_mmap = b->mmap;
+			last_id = sd_mmap_view_of(last_mmap)->start_id;
 			last_remote = sd_mmap_remote(last_mmap) != NULL;
 		}
 		if (last_remote)
 			remote |= SD_DMA_SRC_REMOTE;
 		/* For a remote mmap the range and these addresses are the exporter's: compared, never dereferenced. */
-		if (!seg_sane(b) || (b->data_len > 0 && !sd_mmap_contains(b->mmap, b->data, b->data_len))) {
+		if (!seg_sane(b) || (b->data_len > 0 && !sd_mmap_view_contains(sd_mmap_view_of(b->mmap), b->data, b->data_len))) {
 			SD_LOG_ERR("DMA memcpy task failed: source data %p+%zu is outside its mmap", (void *)b->data,
 				   b->data_len);
 			return DOCA_ERROR_INVALID_VALUE;
@@ -453,6 +465,7 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 	}
 	if (cache != NULL) {
 		cache->src_ok = last_mmap;
+		cache->src_ok_id = last_id;
 		cache->src_ok_remote = last_remote;
 	}
 	if (src_total == 0) {
@@ -465,16 +478,18 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	last_mmap = cache != NULL ? cache->dst_ok : NULL;
+	last_id = cache != NULL ? cache->dst_ok_id : 0;
 	last_remote = cache != NULL ? cache->dst_ok_remote : false;
 	for (b = task->dst; b != NULL; b = b->next) {
 		uint8_t *tail;
 		size_t room;
 
-		if (b->mmap != last_mmap) {
+		if (!sd_dma_cache_hit(last_mmap, last_id, b->mmap)) {
 			err = check_mmap(dma, b, true, "destination");
 			if (err != DOCA_SUCCESS)
 				return err;
 			last_mmap = b->mmap;
+			last_id = sd_mmap_view_of(last_mmap)->start_id;
 			last_remote = sd_mmap_remote(last_mmap) != NULL;
 		}
 		if (last_remote)
@@ -485,7 +500,7 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 		}
 		tail = b->data + b->data_len;
 		room = (size_t)(b->addr + b->len - tail);
-		if (room > 0 && !sd_mmap_contains(b->mmap, tail, room)) {
+		if (room > 0 && !sd_mmap_view_contains(sd_mmap_view_of(b->mmap), tail, room)) {
 			SD_LOG_ERR("DMA memcpy task failed: destination space %p+%zu is outside its mmap", (void *)tail,
 				   room);
 			return DOCA_ERROR_INVALID_VALUE;
@@ -494,6 +509,7 @@ doca_error_t sd_dma_task_check(struct doca_dma_task_memcpy *task, struct sd_dma_
 	}
 	if (cache != NULL) {
 		cache->dst_ok = last_mmap;
+		cache->dst_ok_id = last_id;
 		cache->dst_ok_remote = last_remote;
 	}
 	if (remote == (SD_DMA_SRC_REMOTE | SD_DMA_DST_REMOTE)) {

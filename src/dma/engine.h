@@ -29,6 +29,8 @@
 
 #include <doca_error.h>
 
+#include "sd_mem.h"
+
 struct doca_dma;
 struct doca_dma_task_memcpy;
 struct doca_pe;
@@ -55,16 +57,26 @@ struct sd_dma_engine_ops {
 
 SD_DMA_INTERNAL extern const struct sd_dma_engine_ops sd_dma_sw_engine;
 
-/* mmaps already found usable as source / destination during one poll. Valid
- * only within one poll on the PE thread: the tasks' buffers hold those mmaps,
- * which therefore stay started with unchanged rights meanwhile. Zero it at the
- * start of each poll. */
+/* The last mmaps found usable as source / destination by this context's
+ * device, with the start they were checked in (sd_mmap_view's start_id):
+ * the verdict holds while the mmap shows the same id, since nothing it
+ * depends on changes while an mmap is started, and an mmap stopped (or
+ * destroyed and another one created at its address) shows another id. An
+ * engine may keep it across polls; zero it when the context starts. */
 struct sd_dma_check_cache {
 	const struct doca_mmap *src_ok;
 	const struct doca_mmap *dst_ok;
+	uint64_t src_ok_id;
+	uint64_t dst_ok_id;
 	bool src_ok_remote; /* src_ok / dst_ok is a from-export mmap */
 	bool dst_ok_remote;
 };
+
+/* Does the cache vouch for m (non-NULL, checked in its current start)? */
+static inline bool sd_dma_cache_hit(const struct doca_mmap *cached, uint64_t cached_id, const struct doca_mmap *m)
+{
+	return m != NULL && m == cached && sd_mmap_view_of(m)->start_id == cached_id;
+}
 
 /* Task buffers in remote memory (a from-export mmap): the bytes cross to
  * the other side of the card through sd_remote_read/write (system calls). */

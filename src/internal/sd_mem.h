@@ -44,6 +44,37 @@ struct doca_buf {
 
 #define SD_BUF_IN_USE (1u << 0) /* handed out by its inventory */
 
+/*
+ * The head of every doca_mmap, for checks the data path makes per task
+ * without a call: the registered range (the exporter's addresses for a
+ * from-export mmap) and start_id, non-zero exactly while the mmap is
+ * started, different for every start in this process (and for every
+ * from-export mmap). Nothing that decides whether a device may use the mmap
+ * (range, permissions, devices, kind) changes while it is started, so a
+ * verdict reached for one start_id holds as long as the mmap still shows
+ * that id: a data path may cache "mmap M with id I is usable as a source
+ * for device D" and re-check only when the id differs. Written only by
+ * src/mem/mmap.c (start, stop, create from export).
+ */
+struct sd_mmap_view {
+	uint8_t *addr;
+	size_t len;
+	uint64_t start_id;
+};
+
+static inline const struct sd_mmap_view *sd_mmap_view_of(const struct doca_mmap *mmap)
+{
+	return (const struct sd_mmap_view *)(const void *)mmap;
+}
+
+/* sd_mmap_contains of a started mmap, inline: [p, p+n) inside the range. */
+static inline bool sd_mmap_view_contains(const struct sd_mmap_view *v, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, base = (uintptr_t)v->addr;
+
+	return p != NULL && a >= base && a - base <= v->len && n <= v->len - (a - base);
+}
+
 /* mmap queries used by the data path. */
 bool sd_mmap_is_started(const struct doca_mmap *mmap);
 uint32_t sd_mmap_access(const struct doca_mmap *mmap); /* enum doca_access_flag bits */

@@ -17,17 +17,23 @@ static bool is_head(const struct doca_buf *buf)
 	return !(buf->flags & SD_BUF_CHAINED_);
 }
 
-static doca_error_t check_alloc(const struct doca_buf *buf, const char *what)
+static doca_error_t __attribute__((noinline, cold)) alloc_error(const struct doca_buf *buf, const char *what)
 {
 	if (buf == NULL) {
 		SD_LOG_ERR("failed to %s: NULL buffer", what);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!(buf->flags & SD_BUF_IN_USE)) {
-		SD_LOG_ERR("failed to %s: buffer %p is not allocated", what, (const void *)buf);
-		return DOCA_ERROR_BAD_STATE;
-	}
-	return DOCA_SUCCESS;
+	SD_LOG_ERR("failed to %s: buffer %p is not allocated", what, (const void *)buf);
+	return DOCA_ERROR_BAD_STATE;
+}
+
+/* Inline in every accessor (the data path calls some once per task); the
+ * message is built out of line. */
+static inline doca_error_t check_alloc(const struct doca_buf *buf, const char *what)
+{
+	if (__builtin_expect(buf != NULL && (buf->flags & SD_BUF_IN_USE), 1))
+		return DOCA_SUCCESS;
+	return alloc_error(buf, what);
 }
 
 doca_error_t doca_buf_inc_refcount(struct doca_buf *buf, uint16_t *refcount)

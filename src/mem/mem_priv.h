@@ -38,13 +38,21 @@ enum sd_mmap_kind {
 #define SD_MMAP_DEFAULT_MAX_DEVS 16
 
 struct doca_mmap {
+	/* First, laid out as struct sd_mmap_view (sd_mem.h), which the data
+	 * path reads inline; named here as the fields they always were. */
+	union {
+		struct sd_mmap_view view;
+		struct {
+			uint8_t *addr;
+			size_t len;
+			uint64_t start_id; /* sd_mmap_view: 0 unless started */
+		};
+	};
 	enum sd_mmap_kind kind;
 	bool started;
 	bool ever_started;  /* the free callback runs only for an mmap that was started */
 	bool range_set;
 	bool thread_safe;   /* doca_mmap_enable_thread_safety: no buffer counting */
-	uint8_t *addr;
-	size_t len;
 	uint32_t access;
 	struct doca_dev **devs;
 	uint32_t ndevs;

@@ -5,6 +5,7 @@
  * which is atomic; a thread-safe mmap does not even count (mem_priv.h), so
  * any number of threads may take buffers on it at once.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,18 @@ SD_LOG_REGISTER(DOCA_MMAP);
 #define ACCESS_LOCAL_WRITE                                                                                   \
 	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE | \
 	 DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
+/* The data path's view is the head of the object (sd_mem.h). */
+_Static_assert(offsetof(struct doca_mmap, view) == 0, "sd_mmap_view must head struct doca_mmap");
+
+/* sd_mmap_view's start_id: unique per start in this process, never 0 (a
+ * 64-bit counter does not wrap). Starts may come from several threads. */
+static uint64_t next_start_id(void)
+{
+	static _Atomic uint64_t last;
+
+	return atomic_fetch_add_explicit(&last, 1, memory_order_relaxed) + 1;
+}
 
 doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 {
@@ -117,6 +130,7 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 	}
 	mmap->started = true;
 	mmap->ever_started = true;
+	mmap->start_id = next_start_id();
 	if (sd_log_sdk_enabled(60)) {
 		char devs[256] = "";
 		size_t off = 0;
@@ -160,6 +174,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	mmap->exports = NULL;
 	mmap->nexports = 0;
 	mmap->started = false;
+	mmap->start_id = 0;
 	SD_LOG_DBG("mmap %p stopped: range %p+%zu", (void *)mmap, (void *)mmap->addr, mmap->len);
 	return DOCA_SUCCESS;
 }
@@ -561,6 +576,7 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	m->access = sd_remote_access(r);
 	m->range_set = true;
 	m->started = true;
+	m->start_id = next_start_id();
 	m->max_devs = 1;
 	m->devs[0] = dev;
 	m->ndevs = 1;

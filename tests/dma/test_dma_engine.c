@@ -1,10 +1,13 @@
 /*
  * The software DMA engine's mechanisms, through the public API only:
- *   - non-temporal copies are byte-exact at every alignment: every source
- *     and destination offset 0..63 at lengths around the streaming loop's
- *     edges (sub-line, sub-page, odd, a page and a bit), on one engine thread
- *     and split between two, with guard bytes on both sides of the
- *     destination left untouched;
+ *   - copies are byte-exact at every alignment: every source and
+ *     destination offset 0..63 at lengths around the streaming loop's edges
+ *     (sub-line, sub-page, odd, a page and a bit), on one engine thread and
+ *     split between two (streaming stores), inline in progress (the small
+ *     copies' own code up to 64 bytes), and inline with streaming stores
+ *     (tasks of about 100 KiB, 6 MiB and more in flight), with guard bytes
+ *     on both sides of the destination left untouched; small inline copies
+ *     between overlapping buffers come out as memmove's;
  *   - the engine's completion order: tasks it executes complete in the order
  *     they were submitted, a split task only once both halves are in place
  *     (checked from its callback), and a stop in the middle flushes the rest
@@ -64,6 +67,7 @@ struct fx {
 	struct doca_buf *src[SLOTS], *dst[SLOTS];
 	struct doca_dma_task_memcpy *t[SLOTS];
 	size_t len[SLOTS];
+	size_t slot_src, slot_dst; /* run_batch's slot strides */
 	uint32_t done, ok, flushed, bad;
 	uint32_t next_expected; /* order check */
 	bool check_order;
@@ -132,6 +136,8 @@ static struct fx *fx_create(const char *inline_max, const char *nt_min, const ch
 	union doca_data ud;
 
 	assert_non_null(f);
+	f->slot_src = SLOT_SRC;
+	f->slot_dst = SLOT_DST;
 	if (inline_max != NULL)
 		setenv("SOFTDOCA_DMA_INLINE_MAX", inline_max, 1);
 	if (nt_min != NULL)
@@ -237,13 +243,13 @@ static void run_batch(struct fx *f, uint32_t n, const size_t *so, const size_t *
 
 	f->done = f->ok = f->flushed = f->bad = 0;
 	for (k = 0; k < n; k++) {
-		uint8_t *s = f->src_base + (size_t)k * SLOT_SRC + so[k];
-		uint8_t *d = f->dst_base + (size_t)k * SLOT_DST;
+		uint8_t *s = f->src_base + (size_t)k * f->slot_src + so[k];
+		uint8_t *d = f->dst_base + (size_t)k * f->slot_dst;
 		union doca_data ud = {.u64 = k};
 
 		for (j = 0; j < len; j++)
 			s[j] = next_byte();
-		memset(d, 0xa5, SLOT_DST);
+		memset(d, 0xa5, f->slot_dst);
 		if (f->src[k] != NULL) {
 			OK(doca_buf_dec_refcount(f->src[k], NULL));
 			OK(doca_buf_dec_refcount(f->dst[k], NULL));
@@ -262,8 +268,8 @@ static void run_batch(struct fx *f, uint32_t n, const size_t *so, const size_t *
 	assert_int_equal(f->ok, n);
 	assert_false(f->content_broken);
 	for (k = 0; k < n; k++) {
-		const uint8_t *s = f->src_base + (size_t)k * SLOT_SRC + so[k];
-		const uint8_t *d = f->dst_base + (size_t)k * SLOT_DST;
+		const uint8_t *s = f->src_base + (size_t)k * f->slot_src + so[k];
+		const uint8_t *d = f->dst_base + (size_t)k * f->slot_dst;
 
 		for (j = 0; j < GUARD + dof[k]; j++)
 			if (d[j] != 0xa5)
@@ -271,7 +277,7 @@ static void run_batch(struct fx *f, uint32_t n, const size_t *so, const size_t *
 					 so[k], dof[k], GUARD + dof[k] - j);
 		if (memcmp(d + GUARD + dof[k], s, len) != 0)
 			fail_msg("len %zu src+%zu dst+%zu: copy differs", len, so[k], dof[k]);
-		for (j = GUARD + dof[k] + len; j < SLOT_DST; j++)
+		for (j = GUARD + dof[k] + len; j < f->slot_dst; j++)
 			if (d[j] != 0xa5)
 				fail_msg("len %zu src+%zu dst+%zu: byte %zu after the destination overwritten", len,
 					 so[k], dof[k], j - (GUARD + dof[k] + len));
@@ -345,6 +351,91 @@ static void test_nt_split_every_alignment(void **state)
 
 	(void)state;
 	nt_sweep(f);
+	fx_destroy(f);
+}
+
+/* Every task inline in progress (the default knobs at these sizes). */
+static void test_inline_every_alignment(void **state)
+{
+	struct fx *f = fx_create(NULL, NULL, NULL, (size_t)SLOTS * SLOT_SRC, (size_t)SLOTS * SLOT_DST);
+
+	(void)state;
+	nt_sweep(f);
+	fx_destroy(f);
+}
+
+/* Inline copies large enough, with enough of them in flight, for streaming
+ * stores (SLOTS tasks of NT_LEN bytes: over 6 MiB); as the batch drains
+ * fewer are in flight and the last ones are plain copies, so both ways are
+ * checked at every offset pair of offs. */
+#define NT_LEN (100u << 10)
+
+static void test_inline_nt_every_alignment(void **state)
+{
+	static const size_t offs[] = {0, 1, 31, 32, 33, 63};
+	static const size_t extra[] = {0, 1, 63, 65, 4097};
+	size_t so[SLOTS], dof[SLOTS];
+	size_t slot_src = NT_LEN + 4097 + 64, slot_dst = slot_src + 2 * GUARD;
+	struct fx *f = fx_create(NULL, NULL, NULL, (size_t)SLOTS * slot_src, (size_t)SLOTS * slot_dst);
+	uint32_t n, i, k;
+
+	(void)state;
+	f->slot_src = slot_src;
+	f->slot_dst = slot_dst;
+	for (i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
+		/* SLOTS tasks per batch, the offset pairs repeated to fill it */
+		for (n = 0; n < SLOTS; n++) {
+			k = n % (uint32_t)(sizeof(offs) / sizeof(offs[0]) * sizeof(offs) / sizeof(offs[0]));
+			so[n] = offs[k / (sizeof(offs) / sizeof(offs[0]))];
+			dof[n] = offs[k % (sizeof(offs) / sizeof(offs[0]))];
+		}
+		run_batch(f, SLOTS, so, dof, NT_LEN + extra[i]);
+	}
+	fx_destroy(f);
+}
+
+/* A small inline copy whose source and destination overlap (the program's
+ * mistake, but defined): the result is memmove's, at every length up to 64
+ * and every shift either way. */
+static void test_inline_small_overlap(void **state)
+{
+	struct fx *f = fx_create(NULL, NULL, NULL, 4096, 4096);
+	uint8_t want[256];
+	union doca_data ud = {.u64 = 0};
+	size_t n, j;
+	int shift;
+
+	(void)state;
+	for (n = 1; n <= 64; n++) {
+		for (shift = -(int)n; shift <= (int)n; shift++) {
+			uint8_t *base = f->mem + 512;
+			uint8_t *s = base + 100, *d = base + 100 + shift;
+
+			for (j = 0; j < 256; j++)
+				base[j] = next_byte();
+			memcpy(want, base, 256);
+			memmove(want + 100 + shift, want + 100, n);
+			OK(doca_buf_inventory_buf_get_by_data(f->inv, f->mmap, s, n, &f->src[0]));
+			OK(doca_buf_inventory_buf_get_by_addr(f->inv, f->mmap, d, n, &f->dst[0]));
+			f->len[0] = n;
+			if (f->t[0] == NULL)
+				OK(doca_dma_task_memcpy_alloc_init(f->dma, f->src[0], f->dst[0], ud, &f->t[0]));
+			doca_dma_task_memcpy_set_src(f->t[0], f->src[0]);
+			doca_dma_task_memcpy_set_dst(f->t[0], f->dst[0]);
+			f->done = f->ok = 0;
+			OK(doca_task_submit(doca_dma_task_memcpy_as_task(f->t[0])));
+			while (f->done < 1)
+				doca_pe_progress(f->pe);
+			/* ok_cb compares with the source, which the copy may have overwritten */
+			f->content_broken = false;
+			assert_int_equal(f->ok, 1);
+			if (memcmp(base, want, 256) != 0)
+				fail_msg("overlapping copy of %zu bytes shifted by %d differs from memmove", n, shift);
+			OK(doca_buf_dec_refcount(f->src[0], NULL));
+			OK(doca_buf_dec_refcount(f->dst[0], NULL));
+			f->src[0] = f->dst[0] = NULL;
+		}
+	}
 	fx_destroy(f);
 }
 
@@ -526,6 +617,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nt_every_alignment),
 		cmocka_unit_test(test_nt_split_every_alignment),
+		cmocka_unit_test(test_inline_every_alignment),
+		cmocka_unit_test(test_inline_nt_every_alignment),
+		cmocka_unit_test(test_inline_small_overlap),
 		cmocka_unit_test(test_split_order),
 		cmocka_unit_test(test_split_stop),
 		cmocka_unit_test(test_idle_sleeps),
