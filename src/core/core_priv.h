@@ -69,6 +69,11 @@ struct doca_pe {
 	struct doca_ctx *starting;             /* context inside its ops->start */
 	struct sd_prof *profs;
 	bool in_progress;                      /* inside doca_pe_progress */
+	/* Some context may have a transition to make (a task failure to
+	 * apply, a stop to finish): set when one gets fail_pending or enters
+	 * STOPPING, kept while one stays so; doca_pe_progress walks the
+	 * contexts for settle() only while it is set. */
+	bool settle_pending;
 	/* Stuck-program warning (pe.c): counted on progress calls that did
 	 * nothing, the clock read only every PE_STALL_CHECK_EVERY of them. */
 	uint32_t idle_calls;
@@ -115,6 +120,14 @@ static inline void sd_task_pool_put(struct doca_task *task)
 	cls->allocated--;
 	cls->ctx->allocated--;
 }
+
+/* A submission by sd_task_submit_owned, kept in task->submit_flags next to
+ * the program's flags, so that the delivery tells the usual task from every
+ * unusual one by one test of task->unusual. */
+#define SD_TASK_SUBMIT_OWNED 0x80u
+_Static_assert(((DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS |
+		 DOCA_TASK_SUBMIT_FLAG_RANGE_PROFILING_REQUESTED) & SD_TASK_SUBMIT_OWNED) == 0,
+	       "SD_TASK_SUBMIT_OWNED must not be a DOCA submit flag");
 
 /* task.c */
 doca_error_t sd_task_pools_alloc(struct doca_ctx *ctx);

@@ -127,8 +127,12 @@ static void ctx_begin_stop(struct doca_ctx *ctx, const char *reason)
 	ctx->state = DOCA_CTX_STATE_STOPPING;
 	ctx->stop_done = false;
 	ctx->fail_pending = false;
-	if (ctx->pe != NULL && ctx->pe->fail_ctx == ctx)
-		ctx->pe->fail_ctx = NULL;
+	if (ctx->pe != NULL) {
+		/* doca_pe_progress finishes the stop (settle) */
+		ctx->pe->settle_pending = true;
+		if (ctx->pe->fail_ctx == ctx)
+			ctx->pe->fail_ctx = NULL;
+	}
 	ctx_notify(ctx, prev, reason);
 	if (ctx->ops != NULL && ctx->ops->stop != NULL)
 		ctx->ops->stop(ctx);

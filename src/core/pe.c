@@ -253,7 +253,7 @@ static void __attribute__((noinline)) pe_deliver_one_slow(struct doca_pe *pe, st
 	}
 }
 
-static int pe_deliver(struct doca_pe *pe)
+static int __attribute__((noinline)) pe_deliver(struct doca_pe *pe)
 {
 	struct doca_task *task, *next;
 	struct doca_ctx *ctx;
@@ -268,11 +268,21 @@ static int pe_deliver(struct doca_pe *pe)
 	pe->cq_head = NULL;
 	pe->cq_tail = NULL;
 
-	for (; task != NULL; task = next) {
+	if (__builtin_expect(diag, 0)) {
+		for (; task != NULL; task = next, n++) {
+			next = task->next;
+			ctx = task->cls->ctx;
+			pe_deliver_one_slow(pe, task, true, &now);
+			ctx->inflight--;
+		}
+		return n;
+	}
+	for (; task != NULL; task = next, n++) {
 		next = task->next;
 		ctx = task->cls->ctx;
-		if (__builtin_expect(diag || task->submit_flags != 0 || task->freed || task->owner != NULL, 0)) {
-			pe_deliver_one_slow(pe, task, diag, &now);
+		/* submit flags, freed while submitted, run by a graph */
+		if (__builtin_expect(task->unusual != 0, 0)) {
+			pe_deliver_one_slow(pe, task, false, &now);
 		} else {
 			/* The callback owns the task: it may free or resubmit
 			 * it. It still counts in flight until the callback
@@ -281,7 +291,6 @@ static int pe_deliver(struct doca_pe *pe)
 			task->cls->ops->deliver(task);
 		}
 		ctx->inflight--;
-		n++;
 	}
 	return n;
 }
@@ -399,23 +408,39 @@ static void __attribute__((noinline, cold)) pe_diag_progress(struct doca_pe *pe,
 	pe->sum_completions = 0;
 }
 
-uint8_t doca_pe_progress(struct doca_pe *pe)
+/* A failed task's context stops after its callback; a stopping one may
+ * reach IDLE (and be destroyed by that callback: the walk allows it). The
+ * flag stays set while a context needed settling, so the walk runs once more
+ * after the last one is done (a context cannot be looked at after settle()). */
+static int __attribute__((noinline)) pe_settle(struct doca_pe *pe)
+{
+	struct doca_ctx *ctx;
+	bool again = false;
+	int n = 0;
+
+	pe->settle_pending = false;
+	PE_FOREACH_CTX(pe, ctx) {
+		if (ctx->fail_pending || ctx->state == DOCA_CTX_STATE_STOPPING) {
+			again = true;
+			n += ctx->core->settle(ctx);
+		}
+	}
+	if (again)
+		pe->settle_pending = true;
+	return n;
+}
+
+/* One progress call, inlined twice: plain, and with the trace's span clock
+ * (traced), so that the plain call carries nothing of tracing but the
+ * check that chose it. pe_deliver and pe_settle stay out of line: a call
+ * that finds nothing to do saves and restores only a couple of registers. */
+static inline __attribute__((always_inline)) int pe_progress_body(struct doca_pe *pe, bool traced)
 {
 	struct doca_ctx *ctx;
 	int n = 0, delivered = 0;
-	uint64_t t0 = 0;
+	uint64_t t0 = traced ? sd_now_ns() : 0;
 
-	if (pe == NULL) {
-		SD_LOG_ERR("Failed to progress: pe is NULL");
-		return 0;
-	}
-	/* From one of our callbacks (DOCA forbids it): nothing to do there. */
-	if (pe->in_progress)
-		return 0;
 	pe->in_progress = true;
-	if (__builtin_expect(sd_trace_on, 0))
-		t0 = sd_now_ns();
-
 	if (atomic_load_explicit(&pe->pending, memory_order_relaxed))
 		atomic_store(&pe->pending, false);
 
@@ -429,26 +454,41 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		n += delivered;
 	}
 
-	/* A failed task's context stops after its callback; a stopping one may
-	 * reach IDLE (and be destroyed by that callback: the walk allows it). */
-	PE_FOREACH_CTX(pe, ctx) {
-		if (ctx->fail_pending || ctx->state == DOCA_CTX_STATE_STOPPING)
-			n += ctx->core->settle(ctx);
-	}
+	if (__builtin_expect(pe->settle_pending, 0))
+		n += pe_settle(pe);
 
 	pe->iter_next = NULL;
 	if (n > 0) {
 		if (pe->stall_since != 0)
 			pe->stall_since = 0;
-		if (__builtin_expect(sd_trace_on || sd_log_sdk_enabled(SD_LOG_DBG_LEVEL), 0))
+		if (__builtin_expect(traced || sd_log_sdk_enabled(SD_LOG_DBG_LEVEL), 0))
 			pe_diag_progress(pe, t0, n, delivered);
 	} else if (pe->stall_warn_ns != 0 && ++pe->idle_calls >= PE_STALL_CHECK_EVERY) {
 		pe_stall_check(pe);
 	}
 	pe->in_progress = false;
-	if (pe->destroy_deferred && pe->ctxs == NULL)
+	if (__builtin_expect(pe->destroy_deferred, 0) && pe->ctxs == NULL)
 		pe_free(pe);
-	return n > 0 ? 1 : 0;
+	return n;
+}
+
+static int __attribute__((noinline, cold)) pe_progress_traced(struct doca_pe *pe)
+{
+	return pe_progress_body(pe, true);
+}
+
+uint8_t doca_pe_progress(struct doca_pe *pe)
+{
+	if (pe == NULL) {
+		SD_LOG_ERR("Failed to progress: pe is NULL");
+		return 0;
+	}
+	/* From one of our callbacks (DOCA forbids it): nothing to do there. */
+	if (pe->in_progress)
+		return 0;
+	if (__builtin_expect(sd_trace_on, 0))
+		return pe_progress_traced(pe) > 0 ? 1 : 0;
+	return pe_progress_body(pe, false) > 0 ? 1 : 0;
 }
 
 void sd_task_complete(struct doca_task *task, doca_error_t status)
@@ -485,6 +525,7 @@ void sd_task_fail(struct doca_task *task, doca_error_t status)
 	sd_task_complete(task, status == DOCA_SUCCESS ? DOCA_ERROR_UNEXPECTED : status);
 	ctx = task->cls->ctx;
 	ctx->fail_pending = true;
+	ctx->pe->settle_pending = true;
 	if (ctx->pe->fail_ctx == NULL) {
 		ctx->pe->fail_ctx = ctx;
 		ctx->pe->fail_status = task->status;

@@ -142,30 +142,18 @@ void sd_task_pools_free(struct doca_ctx *ctx)
 	}
 }
 
+/* sd_task_alloc_inline (sd_ctx.h) is the same, inline. */
 doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task)
 {
-	struct doca_task *t;
-
 	if (cls == NULL || task == NULL || cls->ctx == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (cls->ctx->state != DOCA_CTX_STATE_RUNNING) {
 		SD_LOG_ERR("Failed to allocate %s task: %s context is not running", cls->name, cls->ctx->name);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	t = cls->free_list;
-	if (t == NULL)
+	if (cls->free_list == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	cls->free_list = t->next;
-	cls->allocated++;
-	cls->ctx->allocated++;
-	t->next = NULL;
-	t->state = SD_TASK_ALLOCATED;
-	t->status = DOCA_SUCCESS;
-	t->submit_flags = 0;
-	t->user_data.u64 = 0;
-	t->owner = NULL;
-	t->freed = 0;
-	*task = t;
+	*task = sd_task_pool_take(cls);
 	return DOCA_SUCCESS;
 }
 
@@ -277,7 +265,7 @@ doca_error_t sd_task_submit_owned(struct doca_task *task, struct sd_task_owner *
 		return DOCA_ERROR_INVALID_VALUE;
 	/* Set before the library sees the task: it may complete it at once. */
 	task->owner = owner;
-	rc = task_submit(task, DOCA_TASK_SUBMIT_FLAG_NONE, false);
+	rc = task_submit(task, SD_TASK_SUBMIT_OWNED, false);
 	if (rc != DOCA_SUCCESS && task->owner == owner)
 		task->owner = NULL;
 	return rc;
@@ -309,28 +297,29 @@ void doca_task_free(struct doca_task *task)
 	}
 	cls = task->cls;
 	ctx = cls->ctx;
+	/* The usual case first: a task the program holds (never marked freed). */
+	if (__builtin_expect(task_held_by_user(task), 1)) {
+		sd_task_pool_put(task);
+		/* The last task of a stopping context: it may reach IDLE now. */
+		if (ctx->allocated == 0 && ctx->state == DOCA_CTX_STATE_STOPPING && ctx->pe != NULL)
+			sd_pe_note_work(ctx->pe);
+		return;
+	}
 	if (task->state == SD_TASK_FREE || task->freed) {
 		SD_LOG_ERR("Failed to free %s task %p: task is already free (double free)", cls->name, (void *)task);
 		return;
 	}
-	if (!task_held_by_user(task)) {
-		/* A graph instance holds it and waits for its completion. */
-		if (task->owner != NULL) {
-			SD_LOG_ERR("Failed to free %s task %p: task is %s and run by a graph instance", cls->name,
-				   (void *)task, task_state_name(task->state));
-			return;
-		}
-		/* Given up while the context holds it: it returns to the pool
-		 * when it completes or is flushed, without a callback. */
-		SD_LOG_DBG("%s task %p freed while %s: released when the context finishes it", cls->name,
+	/* A graph instance holds it and waits for its completion. */
+	if (task->owner != NULL) {
+		SD_LOG_ERR("Failed to free %s task %p: task is %s and run by a graph instance", cls->name,
 			   (void *)task, task_state_name(task->state));
-		task->freed = 1;
 		return;
 	}
-	sd_task_pool_put(task);
-	/* The last task of a stopping context: it may reach IDLE now. */
-	if (ctx->allocated == 0 && ctx->state == DOCA_CTX_STATE_STOPPING && ctx->pe != NULL)
-		sd_pe_note_work(ctx->pe);
+	/* Given up while the context holds it: it returns to the pool when it
+	 * completes or is flushed, without a callback. */
+	SD_LOG_DBG("%s task %p freed while %s: released when the context finishes it", cls->name, (void *)task,
+		   task_state_name(task->state));
+	task->freed = 1;
 }
 
 doca_error_t doca_task_get_status(const struct doca_task *task)

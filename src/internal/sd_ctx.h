@@ -72,8 +72,13 @@ struct doca_task {
 	union doca_data user_data;
 	doca_error_t status;
 	uint8_t state;           /* enum sd_task_state */
-	uint8_t submit_flags;    /* doca_task_submit_flag bits given at submit */
-	uint8_t freed;           /* doca_task_free while the context held it: back to the pool on completion */
+	union {
+		struct {
+			uint8_t submit_flags; /* doca_task_submit_flag bits given at submit (and the core's own) */
+			uint8_t freed;        /* doca_task_free while the context held it: back to the pool on completion */
+		};
+		uint16_t unusual;        /* both at once: nonzero sends the delivery the slow way (src/core/pe.c) */
+	};
 	struct doca_task *next;  /* free list / completion queue link */
 	uint64_t submit_ns;      /* CLOCK_MONOTONIC at submit, for range profiling */
 	struct sd_task_owner *owner; /* see below; NULL for a task the user submitted */
@@ -202,6 +207,37 @@ doca_error_t sd_task_class_conf(struct sd_task_class *cls, uint32_t num_tasks);
 
 /* Allocation: BAD_STATE unless RUNNING, NO_MEMORY when the pool is empty. */
 doca_error_t sd_task_alloc(struct sd_task_class *cls, struct doca_task **task);
+
+/* A task off a pool that is not empty, reset for the user: sd_task_alloc's
+ * work once its checks passed. */
+static inline struct doca_task *sd_task_pool_take(struct sd_task_class *cls)
+{
+	struct doca_task *t = cls->free_list;
+
+	cls->free_list = t->next;
+	cls->allocated++;
+	cls->ctx->allocated++;
+	t->next = NULL;
+	t->state = SD_TASK_ALLOCATED;
+	t->status = DOCA_SUCCESS;
+	t->unusual = 0;
+	t->user_data.u64 = 0;
+	t->owner = NULL;
+	return t;
+}
+
+/* sd_task_alloc, inline, for a library's *_alloc_init that a program calls
+ * once per message: the same checks and result without a call across
+ * libraries. Anything but a task handed out (a bad argument, a context not
+ * RUNNING, an empty pool) takes the out-of-line way, which logs it. */
+static inline doca_error_t sd_task_alloc_inline(struct sd_task_class *cls, struct doca_task **task)
+{
+	if (__builtin_expect(cls == NULL || task == NULL || cls->ctx == NULL ||
+			     cls->ctx->state != DOCA_CTX_STATE_RUNNING || cls->free_list == NULL, 0))
+		return sd_task_alloc(cls, task);
+	*task = sd_task_pool_take(cls);
+	return DOCA_SUCCESS;
+}
 
 /* Finish a submitted task: it is queued and its callback runs from the next
  * doca_pe_progress. Must be called on the PE's thread (from the library's
