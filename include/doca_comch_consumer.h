@@ -46,6 +46,19 @@
  * doca_pe_progress returns 0 (an idle consumer reports activity for a few
  * dozen polls first), arm the notification handle and wait; the next
  * message from a producer makes it readable.
+ *
+ * softdoca: when the mmap grants DOCA_ACCESS_FLAG_PCI_READ_WRITE (the right a
+ * card needs to write into it), doca_ctx_start moves the whole pages of its
+ * range in place onto shared memory (same addresses, content kept) and the
+ * peer's producers write each message straight into the posted buffer, one
+ * copy; the unaligned edge pages and memory that cannot move (locked,
+ * file-backed, shared, hugetlb, the stack; SOFTDOCA_REMOTE_NO_MOVE=1) take the
+ * shared ring, two copies. Rules this brings, as for doca_mmap_export_pci: no
+ * thread may write the mmap's memory while doca_ctx_start of the consumer
+ * runs (a store between the copy and the remap is lost); from then on,
+ * after fork() a child shares those pages instead of copying them, and
+ * MADV_DONTNEED no longer zeroes them. The pages stay moved (and mapped by
+ * the peer until it sees the consumer expire) after the consumer stops.
  */
 #ifndef DOCA_COMCH_CONSUMER_H_
 #define DOCA_COMCH_CONSUMER_H_

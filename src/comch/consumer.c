@@ -18,6 +18,7 @@
 #include "sd_dev.h"
 #include "sd_log.h"
 #include "sd_mem.h"
+#include "sd_pages.h"
 #include "sd_trace.h"
 
 SD_LOG_REGISTER(COMCH_CONSUMER);
@@ -29,6 +30,7 @@ SD_LOG_REGISTER(COMCH_CONSUMER);
 struct posted {
 	struct doca_comch_consumer_task_post_recv *task;
 	uint32_t cap;
+	bool direct; /* posted with a destination: may receive a DIRECT record */
 };
 
 struct doca_comch_consumer {
@@ -54,6 +56,16 @@ struct doca_comch_consumer {
 	uint64_t idle_since_ns;
 	void *base;
 	size_t size;
+	/* the receive memory's whole pages on shared memory (direct
+	 * placement); pages NULL: not moved. Held from the first start to
+	 * destroy (moved pages cannot be moved again: a restart reuses them);
+	 * dlen is non-zero only while started with them offered. */
+	struct sd_pages *pages;
+	struct sd_pages_share share;
+	const uint8_t *pages_addr; /* the mmap range they were moved for */
+	size_t pages_len;
+	uintptr_t dbase;
+	uint64_t dlen;
 	struct sd_fp_rx rx;
 	struct posted *q; /* FIFO of posted buffers, rx.p.qcap entries */
 	uint64_t q_head, q_tail;
@@ -97,6 +109,8 @@ static void region_release(struct doca_comch_consumer *c)
 	c->fd = -1;
 	c->evfd = -1;
 	c->local = NULL;
+	c->dbase = 0;
+	c->dlen = 0;
 	c->kick_pending = false;
 	c->armed = false;
 	c->evfd_dirty = false;
@@ -109,9 +123,50 @@ static void region_release(struct doca_comch_consumer *c)
 	c->q_head = c->q_tail = 0;
 }
 
+/* Put the receive mmap's whole pages on shared memory, so that the peer's
+ * producers can write payloads straight into posted buffers (one copy). Only
+ * for an mmap that grants PCI write access: the right a card would need to
+ * DMA into it. Best effort: the ring stays the way for everything else. */
+static void share_bufmem(struct doca_comch_consumer *c, struct sd_pages_share *share)
+{
+	const struct sd_mmap_view *v = sd_mmap_view_of(c->mmap);
+	const char *why = NULL;
+
+	if (c->pages != NULL && c->pages_addr == v->addr && c->pages_len == v->len) {
+		*share = c->share;
+		c->dbase = (uintptr_t)share->addr;
+		c->dlen = share->len;
+		return;
+	}
+	sd_pages_put(c->pages);
+	c->pages = NULL;
+	share->fd = -1;
+	if (sd_mmap_remote(c->mmap) != NULL)
+		why = "the mmap is a remote one";
+	else if (!(sd_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
+		why = "the mmap does not grant PCI read-write access";
+	else if (sd_pages_share((uintptr_t)v->addr, v->len, &c->pages, share) != DOCA_SUCCESS || c->pages == NULL)
+		why = "its pages cannot be moved to shared memory";
+	else if (share->len > SD_FP_MAX_BUFMEM)
+		why = "the mmap is too large";
+	if (why == NULL) {
+		c->share = *share;
+		c->pages_addr = v->addr;
+		c->pages_len = v->len;
+		c->dbase = (uintptr_t)share->addr;
+		c->dlen = share->len;
+		return;
+	}
+	sd_pages_put(c->pages);
+	c->pages = NULL;
+	share->fd = -1;
+	SD_LOG_DBG("consumer %u: receive buffers stay private (%s); messages go through the ring", c->id, why);
+}
+
 static doca_error_t consumer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = to_consumer(ctx);
+	struct sd_pages_share share;
 	struct sd_fp_params p;
 	uint64_t max_msg;
 	doca_error_t r;
@@ -175,9 +230,12 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	}
 	sd_fp_region_init(c->base, c->size, &p, (uint32_t)getpid());
 	sd_fp_rx_init(&c->rx, c->base);
+	share_bufmem(c, &share);
+	c->rx.direct_ok = c->dlen != 0;
 	c->broken = false;
 	c->failed = false;
-	r = sd_fp_conn_announce(c->st, c->id, c->fd, c->evfd, c->base, c->size, &c->local);
+	r = sd_fp_conn_announce_bufmem(c->st, c->id, c->fd, c->evfd, c->base, c->size, share.fd, share.off, share.len,
+				       &c->local);
 	if (r != DOCA_SUCCESS) {
 		SD_LOG_ERR("consumer %u: announcing to the peer failed: %s", c->id, doca_error_get_name(r));
 		goto err;
@@ -299,12 +357,15 @@ static int consumer_progress(struct doca_ctx *ctx)
 		if (rc <= 0)
 			break;
 		e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
-		if (m.len > e->cap) {
+		/* A DIRECT record for a buffer we did not offer is as bad as
+		 * garbage: its bytes would be nowhere. */
+		if (m.len > e->cap || (m.direct && !e->direct)) {
 			rc = -1;
 			break;
 		}
 		b = e->task->buf;
-		memcpy(b->data + b->data_len, m.payload, m.len);
+		if (!m.direct)
+			memcpy(b->data + b->data_len, m.payload, m.len);
 		b->data_len += m.len;
 		e->task->producer_id = m.producer_id;
 		e->task->imm_len = m.imm_len;
@@ -425,6 +486,7 @@ static doca_error_t recv_submit(struct doca_task *task)
 	struct doca_comch_consumer *c = to_consumer(task->cls->ctx);
 	struct doca_buf *b = t->buf;
 	struct posted *e;
+	uint64_t dst;
 	size_t room;
 
 	if (c->base == NULL)
@@ -443,8 +505,14 @@ static doca_error_t recv_submit(struct doca_task *task)
 	e = &c->q[c->q_tail & (c->rx.p.qcap - 1)];
 	e->task = t;
 	e->cap = (uint32_t)room;
+	dst = SD_FP_NO_DST;
+	if (c->dlen != 0 && (uintptr_t)(b->data + b->data_len) >= c->dbase &&
+	    (uintptr_t)(b->data + b->data_len) - c->dbase <= c->dlen &&
+	    room <= c->dlen - ((uintptr_t)(b->data + b->data_len) - c->dbase))
+		dst = (uintptr_t)(b->data + b->data_len) - c->dbase;
+	e->direct = dst != SD_FP_NO_DST;
 	c->q_tail++;
-	sd_fp_rx_post(&c->rx, (uint32_t)room);
+	sd_fp_rx_post_at(&c->rx, (uint32_t)room, dst);
 	c->kick_pending = true;
 	SD_LOG_TRC("consumer %u: receive of up to %zu bytes posted (%llu posted)", c->id, room,
 		   (unsigned long long)(c->q_tail - c->q_head));
@@ -501,7 +569,11 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 
 static void consumer_release(struct doca_ctx *ctx)
 {
-	region_release(to_consumer(ctx));
+	struct doca_comch_consumer *c = to_consumer(ctx);
+
+	region_release(c);
+	sd_pages_put(c->pages);
+	c->pages = NULL;
 }
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)

@@ -32,6 +32,8 @@ static void remote_free(struct sd_fp_remote *r)
 		close(r->wake_fd);
 	if (r->base != NULL)
 		munmap(r->base, r->size);
+	if (r->dbase != NULL)
+		munmap(r->dbase, r->dlen);
 	free(r);
 }
 
@@ -187,17 +189,33 @@ static doca_error_t send_local(struct sd_fp_conn *st, struct sd_fp_local *l)
 	r = sd_fp_conn_send(st, SD_FP_CONSUMER_NEW, &l->body, sizeof(l->body), l->fd);
 	if (r != DOCA_SUCCESS)
 		return r;
+	if (l->buf_fd >= 0) {
+		r = sd_fp_conn_send(st, SD_FP_CONSUMER_BUFMEM, &l->buf, sizeof(l->buf), l->buf_fd);
+		if (r != DOCA_SUCCESS)
+			return r;
+	}
 	return sd_fp_conn_send(st, SD_FP_CONSUMER_EVFD, &ev, sizeof(ev), l->evfd);
 }
 
 doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, void *region,
 				 uint64_t region_size, struct sd_fp_local **out)
 {
+	return sd_fp_conn_announce_bufmem(st, id, fd, evfd, region, region_size, -1, 0, 0, out);
+}
+
+doca_error_t sd_fp_conn_announce_bufmem(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, void *region,
+					uint64_t region_size, int buf_fd, uint64_t buf_off, uint64_t buf_len,
+					struct sd_fp_local **out)
+{
 	struct sd_fp_local *l = calloc(1, sizeof(*l));
 	doca_error_t r;
 
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	l->buf_fd = buf_fd;
+	l->buf.consumer_id = id;
+	l->buf.off = buf_off;
+	l->buf.len = buf_len;
 	l->id = id;
 	l->fd = fd;
 	l->evfd = evfd;
@@ -337,6 +355,69 @@ static void on_new(struct sd_fp_conn *st, struct doca_comch_connection *conn, co
 	pthread_mutex_unlock(&st->lock);
 	SD_LOG_DBG("fast path: peer consumer %u mapped (%zu bytes)", r->id, r->size);
 	sd_comch_conn_raise_consumer_event(conn, r->id, true);
+	return;
+out_fd:
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The consumer's receive memory (hostile input): a memfd sealed against
+ * shrinking (a shrunk one would SIGBUS our stores), a page-aligned range
+ * inside it of bounded length, for a consumer we mapped and not offered
+ * before. Anything else leaves that consumer on the ring. */
+static void on_bufmem(struct sd_fp_conn *st, const void *body, uint32_t len, int fd)
+{
+	struct sd_fp_bufmem_body b;
+	struct sd_fp_remote *r;
+	struct stat sb;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	void *base;
+	int seals;
+
+	if (len != sizeof(b) || body == NULL || fd < 0) {
+		SD_LOG_ERR("fast path: malformed receive memory offer (len %u, fd %d)", len, fd);
+		goto out_fd;
+	}
+	memcpy(&b, body, sizeof(b));
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || b.len == 0 ||
+	    b.len > SD_FP_MAX_BUFMEM || b.off % pg != 0 || b.len % pg != 0 || b.off > (uint64_t)sb.st_size ||
+	    b.len > (uint64_t)sb.st_size - b.off) {
+		SD_LOG_ERR("fast path: consumer %u receive memory refused (not a shrink-sealed memfd range); "
+			   "messages go through the ring", b.consumer_id);
+		goto out_fd;
+	}
+	base = mmap(NULL, b.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)b.off);
+	if (base == MAP_FAILED) {
+		SD_LOG_DBG("fast path: mapping consumer %u receive memory failed: %s; messages go through the ring",
+			   b.consumer_id, strerror(errno));
+		goto out_fd;
+	}
+	close(fd);
+	pthread_mutex_lock(&st->lock);
+	for (r = st->remotes; r != NULL; r = r->next)
+		if (r->id == b.consumer_id)
+			break;
+	if (r != NULL && r->dbase == NULL) {
+		r->dbase = base;
+		r->dlen = b.len;
+		/* Producers of this process may be sending already: they read
+		 * dbase under the remote's spin lock. */
+		sd_fp_remote_lock(r);
+		r->tx.dbase = base;
+		r->tx.dlen = b.len;
+		sd_fp_remote_unlock(r);
+		base = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (base != NULL) {
+		SD_LOG_DBG("fast path: receive memory for unknown or already served consumer %u ignored",
+			   b.consumer_id);
+		munmap(base, b.len);
+		return;
+	}
+	SD_LOG_DBG("fast path: peer consumer %u receive memory mapped (%llu bytes): direct placement", b.consumer_id,
+		   (unsigned long long)b.len);
 	return;
 out_fd:
 	if (fd >= 0)
@@ -513,6 +594,9 @@ static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const
 		return;
 	case SD_FP_PRODUCER_EVFD:
 		on_prod_evfd(st, body, len, fd);
+		return;
+	case SD_FP_CONSUMER_BUFMEM:
+		on_bufmem(st, body, len, fd);
 		return;
 	case SD_COMCH_FP_CLOSED:
 		on_closed(st, conn);

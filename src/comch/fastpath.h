@@ -19,6 +19,12 @@
  *   CONSUMER_GONE  a consumer stopped.
  *   CONSUMER_EVFD  follows CONSUMER_NEW: the consumer's eventfd, which
  *                  producers signal when the consumer asked for a wake-up.
+ *   CONSUMER_BUFMEM follows CONSUMER_NEW when the consumer's receive memory
+ *                  was put on shared memory (sd_pages.h): its memfd, the
+ *                  offset of the moved pages in it and their length.
+ *                  Producers map it and write payloads straight into the
+ *                  posted buffers (fastpath_ring.h, "Direct placement").
+ *                  Optional: without it (or if refused) the ring is used.
  *   PRODUCER_EVFD  the other way: the eventfd of this process's producers
  *                  for one peer consumer, which that consumer signals when
  *                  a producer waiting for credits or room asked for it.
@@ -55,7 +61,11 @@ enum sd_fp_kind {
 	SD_FP_CONSUMER_GONE = 0x102,
 	SD_FP_CONSUMER_EVFD = 0x103,
 	SD_FP_PRODUCER_EVFD = 0x104,
+	SD_FP_CONSUMER_BUFMEM = 0x105,
 };
+
+/* Largest receive memory a producer maps for direct placement. */
+#define SD_FP_MAX_BUFMEM (1ull << 30)
 
 /* Seals a region's memfd carries before it is announced: its size can never
  * change under a mapping (a shrunk region would SIGBUS the writer). */
@@ -75,6 +85,14 @@ struct sd_fp_gone_body {
 _Static_assert(sizeof(struct sd_fp_gone_body) == 8, "CONSUMER_GONE body layout");
 /* CONSUMER_EVFD carries a struct sd_fp_gone_body too (the id). */
 
+struct sd_fp_bufmem_body {
+	uint32_t consumer_id;
+	uint32_t reserved;
+	uint64_t off; /* of the moved pages in the memfd (page aligned) */
+	uint64_t len; /* bytes of whole pages */
+};
+_Static_assert(sizeof(struct sd_fp_bufmem_body) == 24, "CONSUMER_BUFMEM body layout");
+
 /* A consumer of the peer, mapped into this process. */
 struct sd_fp_remote {
 	struct sd_fp_remote *next;
@@ -86,6 +104,8 @@ struct sd_fp_remote {
 	int wake_sent; /* atomic: wake_fd was sent to the peer */
 	void *base;
 	size_t size;
+	void *dbase; /* the consumer's receive memory (CONSUMER_BUFMEM), NULL if none */
+	size_t dlen;
 	struct sd_fp_tx tx;
 };
 
@@ -98,6 +118,8 @@ struct sd_fp_local {
 	int prod_evfd; /* atomic: the peer's producers' eventfd, -1 until known */
 	struct sd_fp_shm_hdr *hdr; /* the consumer's mapping, valid while linked */
 	struct sd_fp_new_body body;
+	int buf_fd;                /* the receive memory's memfd (-1: none); not ours to close */
+	struct sd_fp_bufmem_body buf;
 };
 
 struct sd_fp_conn {
@@ -131,6 +153,12 @@ doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *b
  * withdraw, whose prod_evfd the consumer signals). */
 doca_error_t sd_fp_conn_announce(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, void *region,
 				 uint64_t region_size, struct sd_fp_local **out);
+/* The same, also offering the consumer's receive memory: memfd buf_fd (the
+ * caller's, kept open by it while announced; -1: none) holds it from offset
+ * buf_off for buf_len bytes. */
+doca_error_t sd_fp_conn_announce_bufmem(struct sd_fp_conn *st, uint32_t id, int fd, int evfd, void *region,
+					uint64_t region_size, int buf_fd, uint64_t buf_off, uint64_t buf_len,
+					struct sd_fp_local **out);
 void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id);
 
 /* Find a live remote consumer; returns a reference or NULL. */

@@ -45,9 +45,21 @@ static uint64_t caps_bytes(uint32_t qcap)
 	return ((uint64_t)qcap * sizeof(uint32_t) + SD_FP_CACHELINE - 1) & ~(uint64_t)(SD_FP_CACHELINE - 1);
 }
 
+static uint64_t dsts_bytes(uint32_t qcap)
+{
+	return ((uint64_t)qcap * sizeof(uint64_t) + SD_FP_CACHELINE - 1) & ~(uint64_t)(SD_FP_CACHELINE - 1);
+}
+
+/* The destination array sits between the capacities and the ring; its place
+ * follows from qcap, so the header needs no field for it. */
+static uint64_t dsts_off(uint32_t qcap)
+{
+	return sizeof(struct sd_fp_shm_hdr) + caps_bytes(qcap);
+}
+
 size_t sd_fp_region_size(const struct sd_fp_params *p)
 {
-	return sizeof(struct sd_fp_shm_hdr) + caps_bytes(p->qcap) + p->ring_size;
+	return dsts_off(p->qcap) + dsts_bytes(p->qcap) + p->ring_size;
 }
 
 void sd_fp_region_init(void *base, size_t size, const struct sd_fp_params *p, uint32_t owner_pid)
@@ -60,7 +72,7 @@ void sd_fp_region_init(void *base, size_t size, const struct sd_fp_params *p, ui
 	h->consumer_id = p->consumer_id;
 	h->region_size = size;
 	h->caps_off = sizeof(*h);
-	h->ring_off = sizeof(*h) + caps_bytes(p->qcap);
+	h->ring_off = dsts_off(p->qcap) + dsts_bytes(p->qcap);
 	h->ring_size = p->ring_size;
 	h->qcap = p->qcap;
 	h->max_msg = p->max_msg;
@@ -87,7 +99,7 @@ doca_error_t sd_fp_region_check(const void *base, size_t size, struct sd_fp_para
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!is_pow2(c.qcap) || c.qcap > (1u << 24) || c.caps_off != sizeof(c))
 		return DOCA_ERROR_INVALID_VALUE;
-	if (c.ring_off != c.caps_off + caps_bytes(c.qcap))
+	if (c.ring_off != dsts_off(c.qcap) + dsts_bytes(c.qcap))
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!is_pow2(c.ring_size) || c.ring_size < SD_FP_MIN_RING || c.ring_size > SD_FP_MAX_RING)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -112,7 +124,8 @@ void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p
 	tx->p = *p;
 	tx->evfd = -1;
 	tx->caps = (const uint32_t *)((uint8_t *)base + sizeof(*h));
-	tx->ring = (uint8_t *)base + sizeof(*h) + caps_bytes(p->qcap);
+	tx->dsts = (const uint64_t *)((uint8_t *)base + dsts_off(p->qcap));
+	tx->ring = (uint8_t *)base + dsts_off(p->qcap) + dsts_bytes(p->qcap);
 	/* Resume where an earlier producer of this process left off. */
 	tx->tail = LOAD_ACQ(&h->tail);
 	tx->head_cache = LOAD_ACQ(&h->head);
@@ -124,10 +137,27 @@ void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p
 		tx->broken = true;
 }
 
-doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
-			      uint8_t **payload, uint8_t **imm)
+/* Where the credit's buffer takes a payload of len bytes in the consumer's
+ * shared receive memory, or NULL. The consumer writes dsts: it is read once
+ * and checked against our own copy of the mapping's length (the credit's
+ * capacity was checked by the caller). */
+static uint8_t *tx_direct_dst(struct sd_fp_tx *tx, uint32_t len)
+{
+	uint64_t dst;
+
+	if (tx->dbase == NULL || len < SD_FP_DIRECT_MIN)
+		return NULL;
+	dst = LOAD_RLX(&tx->dsts[tx->sent & (tx->p.qcap - 1)]);
+	if (dst == SD_FP_NO_DST || dst > tx->dlen || len > tx->dlen - dst)
+		return NULL;
+	return tx->dbase + dst;
+}
+
+static doca_error_t tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
+			       uint8_t **payload, uint8_t **imm, bool *direct)
 {
 	uint64_t need, pad, off, free_bytes, cap;
+	uint8_t *dst = NULL;
 	struct sd_fp_rec *r;
 
 	if (tx->broken)
@@ -152,8 +182,10 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 	cap = LOAD_RLX(&tx->caps[tx->sent & (tx->p.qcap - 1)]);
 	if (len > cap)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (direct != NULL)
+		dst = tx_direct_dst(tx, len);
 
-	need = sd_fp_rec_size(len, imm_len);
+	need = dst != NULL ? sd_fp_rec_size(0, imm_len) : sd_fp_rec_size(len, imm_len);
 	off = tx->tail & (tx->p.ring_size - 1);
 	pad = (off + need > tx->p.ring_size) ? tx->p.ring_size - off : 0;
 	/* Soft wrap: when everything in flight lies behind us, start over at
@@ -198,12 +230,27 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 	r->len = len;
 	r->imm_len = imm_len;
 	r->producer_id = producer_id;
-	r->flags = 0;
+	r->flags = dst != NULL ? SD_FP_REC_DIRECT : 0;
 	*imm = (uint8_t *)(r + 1);
-	*payload = *imm + ((imm_len + 15u) & ~15u);
+	*payload = dst != NULL ? dst : *imm + ((imm_len + 15u) & ~15u);
+	if (direct != NULL)
+		*direct = dst != NULL;
 	tx->pend_rec = r;
 	tx->pend_tail = tx->tail + pad + need;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
+			      uint8_t **payload, uint8_t **imm)
+{
+	return tx_reserve(tx, len, imm_len, producer_id, payload, imm, NULL);
+}
+
+doca_error_t sd_fp_tx_reserve_direct(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
+				     uint8_t **payload, uint8_t **imm, bool *direct)
+{
+	*direct = false;
+	return tx_reserve(tx, len, imm_len, producer_id, payload, imm, direct);
 }
 
 uint32_t sd_fp_cpu1(void)
@@ -299,14 +346,23 @@ void sd_fp_rx_init(struct sd_fp_rx *rx, void *base)
 	rx->p.imm_len = h->imm_len;
 	rx->p.ring_size = h->ring_size;
 	rx->caps = (uint32_t *)((uint8_t *)base + h->caps_off);
+	rx->dsts = (uint64_t *)((uint8_t *)base + dsts_off(h->qcap));
 	rx->ring = (uint8_t *)base + h->ring_off;
+}
+
+void sd_fp_rx_post_at(struct sd_fp_rx *rx, uint32_t cap, uint64_t dst)
+{
+	/* Relaxed stores (a hostile producer may read them at any time; the
+	 * release of posted is what publishes them to an honest one). */
+	__atomic_store_n(&rx->dsts[rx->posted & (rx->p.qcap - 1)], dst, __ATOMIC_RELAXED);
+	rx->caps[rx->posted & (rx->p.qcap - 1)] = cap;
+	rx->posted++;
+	STORE_REL(&rx->hdr->posted, rx->posted);
 }
 
 void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap)
 {
-	rx->caps[rx->posted & (rx->p.qcap - 1)] = cap;
-	rx->posted++;
-	STORE_REL(&rx->hdr->posted, rx->posted);
+	sd_fp_rx_post_at(rx, cap, SD_FP_NO_DST);
 }
 
 int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
@@ -344,16 +400,18 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 			STORE_REL(&rx->hdr->head, rx->head);
 			continue;
 		}
-		if (flags != 0 || len > rx->p.max_msg || imm_len > rx->p.imm_len)
+		if ((flags & ~(rx->direct_ok ? SD_FP_REC_DIRECT : 0u)) != 0 || len > rx->p.max_msg ||
+		    imm_len > rx->p.imm_len)
 			return -1;
-		size = sd_fp_rec_size(len, imm_len);
+		m->direct = (flags & SD_FP_REC_DIRECT) != 0;
+		size = m->direct ? sd_fp_rec_size(0, imm_len) : sd_fp_rec_size(len, imm_len);
 		if (size > avail || off + size > rx->p.ring_size)
 			return -1;
 		m->len = len;
 		m->imm_len = imm_len;
 		m->producer_id = LOAD_RLX(&r->producer_id);
 		m->imm = (const uint8_t *)(r + 1);
-		m->payload = m->imm + ((imm_len + 15u) & ~15u);
+		m->payload = m->direct ? NULL : m->imm + ((imm_len + 15u) & ~15u);
 		rx->pend_size = size;
 		return 1;
 	}

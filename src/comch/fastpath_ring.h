@@ -5,7 +5,8 @@
  * passes the fd to the peer, whose producers map it. Layout, all offsets from
  * the region start, never pointers:
  *
- *   [header: 4 cache lines][post capacity array: qcap x u32][byte ring]
+ *   [header: 4 cache lines][post capacity array: qcap x u32]
+ *   [post destination array: qcap x u64][byte ring]
  *
  *   header line 0  static, written once by the consumer before the fd leaves
  *                  (but for `closed`, set once when the consumer stops: it
@@ -30,6 +31,21 @@
  * publishes posted+1 (release). A producer may publish message number n only
  * while n < posted, so the n-th message always lands in the n-th posted
  * buffer and the producer knows its capacity beforehand.
+ *
+ * Direct placement (one copy): when the consumer's receive memory is shared
+ * with the producer's process too (fastpath.h, CONSUMER_BUFMEM), the
+ * consumer also stores in dsts[posted % qcap] where the buffer's free room
+ * starts, as an offset into that shared memory (SD_FP_NO_DST: not in it).
+ * A producer that has the memory mapped, and finds the offset and the
+ * message inside both its own copy of the mapping's length and the
+ * credit's capacity, writes the payload straight into the buffer and
+ * publishes a DIRECT record: header and imm data only, len the payload
+ * bytes already in place. Anything else takes the ring as before. The
+ * consumer accepts a DIRECT record only for a buffer it posted with a
+ * destination (it keeps that knowledge privately; dsts is only a hint to
+ * the producer), so a hostile producer gains nothing it could not do to
+ * shared memory anyway, and a hostile consumer can only make the producer
+ * fall back or write inside the consumer's own shared pages.
  *
  * Ring: records of [struct sd_fp_rec][imm data, padded to 16][payload],
  * each rounded up to SD_FP_REC_ALIGN bytes. A record never wraps: when it
@@ -70,13 +86,19 @@
 #include <doca_error.h>
 
 #define SD_FP_MAGIC 0x50464453u /* "SDFP" little-endian */
-#define SD_FP_VERSION 2u
+#define SD_FP_VERSION 3u
 #define SD_FP_CACHELINE 64u
 #define SD_FP_REC_ALIGN 64u
 #define SD_FP_MAX_IMM 32u          /* immediate data bytes per message */
 #define SD_FP_MIN_RING (64u * 1024u)
 #define SD_FP_MAX_RING (1ull << 32) /* ring offsets are kept well below 2^32 */
 #define SD_FP_REC_WRAP 0x1u
+#define SD_FP_REC_DIRECT 0x2u /* payload already in the posted buffer */
+#define SD_FP_NO_DST UINT64_MAX /* dsts entry: the buffer is not in shared memory */
+/* Smaller payloads take the ring even when direct placement is possible:
+ * their record shares cache lines the consumer reads anyway, and copying
+ * them twice costs less than touching the buffer's lines from the producer. */
+#define SD_FP_DIRECT_MIN 1024u
 #define SD_FP_SOFT_WRAP (512u * 1024u) /* see sd_fp_tx_reserve */
 
 struct sd_fp_shm_hdr {
@@ -161,6 +183,9 @@ struct sd_fp_tx {
 	struct sd_fp_shm_hdr *hdr;
 	uint8_t *ring;
 	const uint32_t *caps;
+	const uint64_t *dsts;
+	uint8_t *dbase;        /* the consumer's receive memory mapped here (NULL: none) */
+	uint64_t dlen;         /* its length: every destination is checked against it */
 	struct sd_fp_params p;
 	uint64_t want;         /* ring bytes the last refused reserve needed (0: a credit) */
 	uint64_t tail;         /* next byte to write */
@@ -207,6 +232,12 @@ void sd_fp_tx_init(struct sd_fp_tx *tx, void *base, const struct sd_fp_params *p
  */
 doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
 			      uint8_t **payload, uint8_t **imm);
+/* The same, writing the payload straight into the consumer's buffer when
+ * tx has its receive memory (dbase), the credit names a destination inside
+ * it and len >= SD_FP_DIRECT_MIN: then *direct is true and *payload points
+ * into dbase; else *direct is false and it behaves as sd_fp_tx_reserve. */
+doca_error_t sd_fp_tx_reserve_direct(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
+				     uint8_t **payload, uint8_t **imm, bool *direct);
 void sd_fp_tx_commit(struct sd_fp_tx *tx);
 /* A commit under defer_wake found the consumer asleep and left its wake-up
  * owed: signal it now (the caller is about to stop sending: a refused send,
@@ -235,6 +266,7 @@ struct sd_fp_rx {
 	struct sd_fp_shm_hdr *hdr;
 	uint8_t *ring;
 	uint32_t *caps;
+	uint64_t *dsts;
 	struct sd_fp_params p;
 	uint64_t head;
 	uint64_t tail_cache;
@@ -242,12 +274,14 @@ struct sd_fp_rx {
 	uint64_t received; /* messages consumed */
 	uint64_t pend_size; /* size of the record handed out by peek */
 	bool peer_here;     /* set by the caller: the producer shares our CPU */
+	bool direct_ok;     /* set by the caller: DIRECT records may come (else garbage) */
 };
 
 struct sd_fp_msg {
 	uint32_t len;
 	uint32_t imm_len;
 	uint32_t producer_id;
+	bool direct;            /* DIRECT record: payload NULL, the bytes are in the buffer */
 	const uint8_t *payload;
 	const uint8_t *imm;
 };
@@ -262,10 +296,16 @@ static inline bool sd_fp_rx_note_cpu(struct sd_fp_rx *rx, uint32_t cpu1)
 	return rx->peer_here;
 }
 /* Post one receive buffer of `cap` bytes (the caller keeps at most qcap
- * outstanding). */
+ * outstanding): sd_fp_rx_post_at with SD_FP_NO_DST. */
 void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap);
+/* The same, telling producers that the buffer's room starts at offset dst of
+ * the shared receive memory (SD_FP_NO_DST: it is not there). */
+void sd_fp_rx_post_at(struct sd_fp_rx *rx, uint32_t cap, uint64_t dst);
 /* 1: *m is the next message (valid until sd_fp_rx_release); 0: none yet;
- * -1: the ring holds garbage (validation failed). */
+ * -1: the ring holds garbage (validation failed). A DIRECT record is
+ * garbage unless rx->direct_ok; then it is returned as such (m->direct,
+ * m->payload NULL), and whether this buffer may receive one is the caller's
+ * to check. */
 int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m);
 void sd_fp_rx_release(struct sd_fp_rx *rx);
 /* About to go idle: ask the next producer for a wake-up. True if a message

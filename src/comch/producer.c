@@ -41,6 +41,7 @@ struct doca_comch_producer {
 	struct sd_fp_remote *cached; /* last consumer sent to, referenced */
 	bool failed;                 /* connection loss already reported */
 	bool cut;                    /* SOFTDOCA_FAULTS cut our fast path */
+	bool told_ring;              /* said once that large messages take the ring */
 	/* Sends the consumer could not take yet (the program retries them):
 	 * for the stuck-program diagnostic. Reset by a send that succeeds. */
 	uint64_t refused_since_ns;
@@ -330,6 +331,7 @@ static doca_error_t send_submit(struct doca_task *task)
 	const struct doca_buf *seg;
 	struct sd_fp_remote *r;
 	uint8_t *dst, *imm;
+	bool direct;
 	size_t total;
 	doca_error_t e;
 
@@ -346,7 +348,9 @@ static doca_error_t send_submit(struct doca_task *task)
 
 	sd_fp_remote_lock(r);
 	r->tx.defer_wake = sd_fp_tx_peer_here(&r->tx, sd_fp_cpu1());
-	e = sd_fp_tx_reserve(&r->tx, (uint32_t)total, t->imm_len, p->id, &dst, &imm);
+	/* Straight into the consumer's buffer when it shared its memory with
+	 * us (one copy), else into the ring. */
+	e = sd_fp_tx_reserve_direct(&r->tx, (uint32_t)total, t->imm_len, p->id, &dst, &imm, &direct);
 	if (e != DOCA_SUCCESS) {
 		/* We stop sending here (for a while): the consumer gets the
 		 * wake-up it may be owed. */
@@ -388,6 +392,11 @@ static doca_error_t send_submit(struct doca_task *task)
 	for (seg = t->buf; seg != NULL; seg = seg->next) {
 		memcpy(dst, seg->data, seg->data_len);
 		dst += seg->data_len;
+	}
+	if (!direct && !p->told_ring && total >= SD_FP_DIRECT_MIN) {
+		p->told_ring = true;
+		SD_LOG_DBG("producer %u: consumer %u: message of %zu bytes copied through the ring (its buffer is not "
+			   "shared with this process)", p->id, t->consumer_id, total);
 	}
 	sd_fp_tx_commit(&r->tx);
 	sd_fp_remote_unlock(r);

@@ -53,6 +53,7 @@
 #define sd_frame_type_name priv_doca_sd_frame_type_name
 #define sd_log_sdk priv_doca_sd_log_sdk
 #define sd_log_sdk_max_level priv_doca_sd_log_sdk_max_level
+#define sd_mmap_access priv_doca_sd_mmap_access
 #define sd_mmap_can_read priv_doca_sd_mmap_can_read
 #define sd_mmap_can_write priv_doca_sd_mmap_can_write
 #define sd_mmap_contains priv_doca_sd_mmap_contains
@@ -61,6 +62,8 @@
 #define sd_mmap_len priv_doca_sd_mmap_len
 #define sd_mmap_remote priv_doca_sd_mmap_remote
 #define sd_now_ns priv_doca_sd_now_ns
+#define sd_pages_put priv_doca_sd_pages_put
+#define sd_pages_share priv_doca_sd_pages_share
 #define sd_pci_canonical priv_doca_sd_pci_canonical
 #define sd_pe_unwatch_fd priv_doca_sd_pe_unwatch_fd
 #define sd_pe_wake priv_doca_sd_pe_wake

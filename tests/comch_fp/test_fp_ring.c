@@ -257,6 +257,109 @@ static void test_corrupt_records(void **state)
 	free(r.base);
 }
 
+/* Direct placement: payloads land in the consumer's buffers (a stand-in
+ * for its shared receive memory), the ring carries header and imm only;
+ * every destination the consumer names is checked against the mapping's
+ * length and the credit's capacity, anything else falls back to the ring. */
+static void test_direct(void **state)
+{
+	enum { DLEN = 4 * 4096 };
+	uint8_t *mem = calloc(1, DLEN), *pl, *imm;
+	uint64_t tail0, used;
+	struct region r;
+	struct sd_fp_msg m;
+	bool direct;
+
+	assert_non_null(mem);
+	region_make(&r, 16, 8192, 8);
+	region_map(&r);
+	r.tx.dbase = mem;
+	r.tx.dlen = DLEN;
+
+	/* a consumer that offered no receive memory takes DIRECT as garbage */
+	sd_fp_rx_post_at(&r.rx, 4096, 0);
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 2048, 0, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_true(direct);
+	sd_fp_tx_commit(&r.tx);
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	r.rx.direct_ok = true;
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 1);
+	assert_true(m.direct);
+	sd_fp_rx_release(&r.rx);
+
+	/* an honest destination: direct, only header + imm in the ring */
+	sd_fp_rx_post_at(&r.rx, 4096, 4096);
+	tail0 = r.tx.tail;
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 3000, 8, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_true(direct);
+	assert_ptr_equal(pl, mem + 4096);
+	memset(pl, 0xab, 3000);
+	memset(imm, 0x11, 8);
+	sd_fp_tx_commit(&r.tx);
+	used = r.tx.tail - tail0;
+	assert_int_equal(used, sd_fp_rec_size(0, 8));
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 1);
+	assert_true(m.direct);
+	assert_null(m.payload);
+	assert_int_equal(m.len, 3000);
+	assert_int_equal(m.imm_len, 8);
+	assert_int_equal(m.imm[7], 0x11);
+	assert_int_equal(mem[4096 + 2999], 0xab);
+	assert_int_equal(mem[4096 + 3000], 0);
+	sd_fp_rx_release(&r.rx);
+
+	/* small payloads, no destination, or a destination outside the
+	 * mapping (hostile consumer): the ring */
+	sd_fp_rx_post_at(&r.rx, 4096, 0);
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, SD_FP_DIRECT_MIN - 1, 0, 99, &pl, &imm, &direct),
+			 DOCA_SUCCESS);
+	assert_false(direct);
+	assert_true(pl > r.tx.ring && pl < r.tx.ring + r.p.ring_size);
+	sd_fp_tx_commit(&r.tx);
+	sd_fp_rx_post(&r.rx, 4096);
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 4096, 0, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_false(direct);
+	sd_fp_tx_commit(&r.tx);
+	sd_fp_rx_post_at(&r.rx, 4096, DLEN - 100); /* runs past the end */
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 4096, 0, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_false(direct);
+	sd_fp_tx_commit(&r.tx);
+	sd_fp_rx_post_at(&r.rx, 4096, (uint64_t)DLEN + 4096); /* starts past it */
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 2048, 0, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_false(direct);
+	sd_fp_tx_commit(&r.tx);
+	sd_fp_rx_post_at(&r.rx, 4096, UINT64_MAX - 10); /* wraps */
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 2048, 0, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_false(direct);
+	sd_fp_tx_commit(&r.tx);
+	/* the credit's capacity still bounds a direct message */
+	sd_fp_rx_post_at(&r.rx, 2048, 0);
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 4096, 0, 99, &pl, &imm, &direct), DOCA_ERROR_INVALID_VALUE);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 1);
+		assert_false(m.direct);
+		assert_non_null(m.payload);
+		sd_fp_rx_release(&r.rx);
+	}
+	/* the plain reserve never goes direct */
+	assert_int_equal(sd_fp_tx_reserve(&r.tx, 2048, 0, 99, &pl, &imm), DOCA_SUCCESS);
+	assert_true(pl > r.tx.ring && pl < r.tx.ring + r.p.ring_size);
+	sd_fp_tx_commit(&r.tx);
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 1);
+	assert_false(m.direct);
+	sd_fp_rx_release(&r.rx);
+
+	/* a DIRECT flag beside an unknown one is garbage */
+	sd_fp_rx_post_at(&r.rx, 4096, 0);
+	assert_int_equal(sd_fp_tx_reserve_direct(&r.tx, 2048, 0, 99, &pl, &imm, &direct), DOCA_SUCCESS);
+	assert_true(direct);
+	((struct sd_fp_rec *)(imm - sizeof(struct sd_fp_rec)))->flags |= 0x40;
+	sd_fp_tx_commit(&r.tx);
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), -1);
+	free(r.base);
+	free(mem);
+}
+
 /* Signals waiting on the consumer's eventfd (0 if none). */
 static uint64_t signals(int fd)
 {
@@ -369,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_header_validation),
 		cmocka_unit_test(test_hostile_counters),
 		cmocka_unit_test(test_corrupt_records),
+		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_shared_cpu),
 	};
 

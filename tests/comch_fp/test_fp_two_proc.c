@@ -37,6 +37,8 @@ struct cli {
 	uint32_t exp_len, exp_seed;
 	bool verify_ok;
 	bool repost;
+	uint32_t prefix;   /* repost receive buffers holding this many 'P' bytes */
+	uint64_t nprefixed; /* messages received behind such a prefix */
 };
 
 static struct cli C;
@@ -80,7 +82,17 @@ static void recv_ok(struct doca_comch_consumer_task_post_recv *t, union doca_dat
 	doca_buf_get_data(b, &data);
 	doca_buf_get_data_len(b, &len);
 	if (C.exp_len != UINT32_MAX) {
-		ok = len == C.exp_len && doca_comch_consumer_task_post_recv_get_imm_data_len(t) == sizeof(exp_imm) &&
+		/* A buffer reposted with a prefix: the message follows it. */
+		size_t pre = C.prefix != 0 && len == (size_t)C.exp_len + C.prefix ? C.prefix : 0;
+
+		for (size_t i = 0; ok && i < pre; i++)
+			ok = ((uint8_t *)data)[i] == 'P';
+		if (pre != 0)
+			C.nprefixed++;
+		data = (uint8_t *)data + pre;
+		len -= pre;
+		ok = ok && len == C.exp_len &&
+		     doca_comch_consumer_task_post_recv_get_imm_data_len(t) == sizeof(exp_imm) &&
 		     imm != NULL && memcmp(imm, exp_imm, sizeof(exp_imm)) == 0 &&
 		     doca_comch_consumer_task_post_recv_get_producer_id(t) != 0;
 		for (size_t i = 0; ok && i < len; i++)
@@ -88,6 +100,13 @@ static void recv_ok(struct doca_comch_consumer_task_post_recv *t, union doca_dat
 		C.verify_ok = ok;
 	}
 	doca_buf_reset_data_len(b);
+	if (C.prefix != 0) {
+		void *head;
+
+		doca_buf_get_head(b, &head);
+		memset(head, 'P', C.prefix);
+		doca_buf_set_data(b, head, C.prefix);
+	}
 	if (!C.repost || doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)) != DOCA_SUCCESS)
 		doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
 }
@@ -338,6 +357,26 @@ static void test_echo_integrity(void **state)
 	for (uint64_t len = 4097; len < C.cap; len = len * 5 / 4 + 13)
 		echo_one((uint32_t)len, seed++);
 	echo_one(C.cap, seed++);
+	assert_int_equal(C.nrecv_err, 0);
+	assert_int_equal(C.nsend_err, 0);
+}
+
+/* Receive buffers that already hold data: the message is appended behind
+ * it (directly placed or not), the bytes before it stay, in every buffer of
+ * the receive memory (the first and last lie partly outside its whole
+ * pages). */
+static void test_append_behind_data(void **state)
+{
+	uint32_t seed = 500;
+
+	C.prefix = 100;
+	/* once round every buffer to put the prefixes in place */
+	for (uint32_t i = 0; i < NRBUF; i++)
+		echo_one(4096, seed++);
+	C.nprefixed = 0;
+	for (uint32_t i = 0; i < 3 * NRBUF; i++)
+		echo_one(i % 2 ? C.cap - C.prefix : 2000 + i * 977 % (C.cap - 2100), seed++);
+	assert_int_equal(C.nprefixed, 3 * NRBUF);
 	assert_int_equal(C.nrecv_err, 0);
 	assert_int_equal(C.nsend_err, 0);
 }
@@ -876,6 +915,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_bad_args, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_echo_integrity, setup_echo, teardown),
+		cmocka_unit_test_setup_teardown(test_append_behind_data, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_consumer, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_size_over_cap, setup_echo, teardown),
 		cmocka_unit_test_setup_teardown(test_again_without_posted, setup_nopost, teardown),
@@ -901,5 +941,9 @@ int main(int argc, char **argv)
 		setenv("SOFTDOCA_FAULTS", FP_FAULT_RULES, 1);
 		return cmocka_run_group_tests(fault_tests, NULL, NULL);
 	}
+	/* Receive memory left private on both sides (the peer inherits it):
+	 * every message through the ring, none placed directly. */
+	if (argc > 1 && strcmp(argv[1], "ring") == 0)
+		setenv("SOFTDOCA_REMOTE_NO_MOVE", "1", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

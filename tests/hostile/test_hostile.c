@@ -896,7 +896,8 @@ static int fp_region_sealed(uint32_t id, void **base, size_t *size, bool seal)
 	struct sd_fp_shm_hdr *h;
 	int fd = memfd_create("hostile-region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
-	*size = sizeof(struct sd_fp_shm_hdr) + SD_FP_CACHELINE + SD_FP_MIN_RING;
+	/* header, caps (one line), dsts (one line), ring */
+	*size = sizeof(struct sd_fp_shm_hdr) + 2 * SD_FP_CACHELINE + SD_FP_MIN_RING;
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, (off_t)*size), 0);
 	if (seal)
@@ -911,7 +912,8 @@ static int fp_region_sealed(uint32_t id, void **base, size_t *size, bool seal)
 	h->consumer_id = id;
 	h->region_size = *size;
 	h->caps_off = sizeof(*h);
-	h->ring_off = sizeof(*h) + SD_FP_CACHELINE;
+	h->ring_off = sizeof(*h) + 2 * SD_FP_CACHELINE;
+	*(uint64_t *)((uint8_t *)*base + sizeof(*h) + SD_FP_CACHELINE) = SD_FP_NO_DST;
 	h->ring_size = SD_FP_MIN_RING;
 	h->qcap = 1;
 	h->max_msg = 1024;
@@ -1259,6 +1261,110 @@ static void t_fp_forge_victim_consumer(void **state)
 	fp_finish(&r, cfd);
 }
 
+/* The victim's consumer posted its buffers without a destination (its
+ * receive memory has no whole page to share): a DIRECT record, which says
+ * the bytes are already in the buffer, is garbage there. */
+static void t_fp_direct_record_for_private_buffer(void **state)
+{
+	struct raw r;
+	uint64_t csize, dsts_off;
+	uint32_t cid;
+	int cfd;
+	uint8_t *base;
+	struct sd_fp_shm_hdr *h;
+	struct sd_fp_rec *rec;
+	double end;
+
+	NEED_VICTIM();
+	fp_handshake(&r, &cfd, &cid, &csize);
+	base = mmap(NULL, csize, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
+	assert_true(base != MAP_FAILED);
+	h = (struct sd_fp_shm_hdr *)base;
+	end = fp_now() + 3;
+	while (__atomic_load_n(&h->posted, __ATOMIC_ACQUIRE) == 0 && fp_now() < end)
+		progress_for(2);
+	assert_true(h->posted > 0);
+	dsts_off = h->caps_off + ((h->qcap * sizeof(uint32_t) + SD_FP_CACHELINE - 1) & ~(uint64_t)(SD_FP_CACHELINE - 1));
+	if (*(uint64_t *)(base + dsts_off) != SD_FP_NO_DST) {
+		/* its one page happened to be page aligned and was shared */
+		munmap(base, csize);
+		fp_finish(&r, cfd);
+		skip();
+	}
+	rec = (struct sd_fp_rec *)(base + h->ring_off);
+	rec->len = 200;
+	rec->imm_len = 0;
+	rec->producer_id = 1;
+	rec->flags = SD_FP_REC_DIRECT;
+	__atomic_store_n(&h->tail, sd_fp_rec_size(0, 0), __ATOMIC_RELEASE);
+	assert_true(wait_out("CONS_FAILED", 3000));
+	assert_true(wait_err("invalid message into the shared ring", 2000));
+	assert_false(out_has("FPRECV 200"));
+	munmap(base, csize);
+	good_roundtrip();
+	fp_finish(&r, cfd);
+}
+
+/* Receive memory offers the victim's producer must refuse: no fd, a pipe,
+ * an unsealed memfd, a range outside the memfd or not page aligned, an
+ * oversized one. Each is logged; the consumer stays on the ring. */
+static void t_fp_bufmem_refused(void **state)
+{
+	struct fp_case c;
+	struct sd_fp_bufmem_body b = {.consumer_id = 203, .off = 0, .len = 4096};
+	int p[2], m, sealed;
+
+	NEED_VICTIM();
+	fp_case_start(&c, 203, 256, NULL);
+	assert_true(wait_out("FPSENT 203", 3000));
+	assert_int_equal(pipe(p), 0);
+	m = memfd_create("hostile-bufmem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	sealed = memfd_create("hostile-bufmem-sealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(m >= 0 && sealed >= 0);
+	assert_int_equal(ftruncate(m, 8192), 0);
+	assert_int_equal(ftruncate(sealed, 8192), 0);
+	assert_int_equal(fcntl(sealed, F_ADD_SEALS, SD_FP_SEALS), 0);
+
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), -1), 0);
+	assert_true(wait_err("malformed receive memory offer", 3000));
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b) - 1, sealed), 0);
+	assert_true(wait_err("malformed receive memory offer", 3000));
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), p[0]), 0);
+	assert_true(wait_err("consumer 203 receive memory refused", 3000));
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), m), 0);
+	assert_true(wait_err("consumer 203 receive memory refused", 3000));
+	b.off = 4096;
+	b.len = 8192;
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), sealed), 0);
+	assert_true(wait_err("consumer 203 receive memory refused", 3000));
+	b.off = 100;
+	b.len = 4096;
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), sealed), 0);
+	assert_true(wait_err("consumer 203 receive memory refused", 3000));
+	b.off = 0;
+	b.len = UINT64_MAX & ~4095ull;
+	mark();
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), sealed), 0);
+	assert_true(wait_err("consumer 203 receive memory refused", 3000));
+	/* well formed, for a consumer that does not exist: ignored */
+	b.consumer_id = 0xdeadbeef;
+	b.len = 4096;
+	assert_int_equal(raw_send(&c.r, SD_FP_CONSUMER_BUFMEM, &b, sizeof(b), sealed), 0);
+	close(p[0]);
+	close(p[1]);
+	close(m);
+	close(sealed);
+	assert_int_equal(waitpid(V.pid, NULL, WNOHANG), 0);
+	good_roundtrip();
+	fp_case_finish(&c);
+}
+
 /* ---- peers breaking the message contract ------------------------------------ */
 
 /* A client that sends but never reads: the server's echoes to it back up.
@@ -1505,6 +1611,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(t_fp_valid_region),
 		cmocka_unit_test(t_fp_unknown_ids_and_kinds),
 		cmocka_unit_test(t_fp_forge_victim_consumer),
+		cmocka_unit_test(t_fp_direct_record_for_private_buffer),
+		cmocka_unit_test(t_fp_bufmem_refused),
 		cmocka_unit_test(t_peer_stops_reading),
 		cmocka_unit_test(t_message_above_max_msg_size),
 		cmocka_unit_test(t_fp_shrunk_region),
