@@ -493,23 +493,13 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 
 void sd_task_complete(struct doca_task *task, doca_error_t status)
 {
-	struct doca_pe *pe;
-
 	if (task == NULL)
 		return;
 	if (task->state != SD_TASK_SUBMITTED) {
 		SD_LOG_ERR("Completing a %s task that is not submitted (state %u)", task->cls->name, task->state);
 		return;
 	}
-	pe = task->cls->ctx->pe;
-	task->status = status;
-	task->state = SD_TASK_COMPLETING;
-	task->next = NULL;
-	if (pe->cq_tail != NULL)
-		pe->cq_tail->next = task;
-	else
-		pe->cq_head = task;
-	pe->cq_tail = task;
+	sd_task_complete_inline(task, status); /* the one place that queues */
 }
 
 void sd_task_fail(struct doca_task *task, doca_error_t status)
