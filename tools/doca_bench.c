@@ -10,8 +10,62 @@
 #include <stdlib.h>
 
 #include <doca_dev.h>
+#include <doca_error.h>
 
 #include "doca_bench.h"
+
+/* Open the device at pci (or the first one, without --device) that passes
+ * capable(); the errors name what it lacks (what: e.g. "doca_dma memcpy
+ * tasks"). 0, or -1 (printed). */
+int bench_open_capable_dev(const char *pci, bool (*capable)(struct doca_devinfo *), const char *what,
+			   struct doca_dev **dev)
+{
+	struct doca_devinfo **list;
+	uint32_t n, i;
+	doca_error_t err;
+	bool found = false;
+
+	*dev = NULL;
+	err = doca_devinfo_create_list(&list, &n);
+	if (err != DOCA_SUCCESS) {
+		fprintf(stderr, "doca_bench: cannot list devices: %s\n", doca_error_get_descr(err));
+		return -1;
+	}
+	for (i = 0; i < n && *dev == NULL; i++) {
+		uint8_t eq = 0;
+
+		if (pci != NULL) {
+			err = doca_devinfo_is_equal_pci_addr(list[i], pci, &eq);
+			if (err == DOCA_ERROR_INVALID_VALUE) {
+				doca_devinfo_destroy_list(list);
+				fprintf(stderr, "doca_bench: invalid value '%s' for --device: not a PCI address "
+						"(e.g. 03:00.0)\n", pci);
+				return -1;
+			}
+			if (err != DOCA_SUCCESS || !eq)
+				continue;
+			found = true;
+		}
+		if (!capable(list[i]))
+			continue;
+		err = doca_dev_open(list[i], dev);
+		if (err != DOCA_SUCCESS) {
+			fprintf(stderr, "doca_bench: cannot open the device: %s\n", doca_error_get_descr(err));
+			*dev = NULL;
+			break;
+		}
+	}
+	doca_devinfo_destroy_list(list);
+	if (*dev != NULL)
+		return 0;
+	if (pci != NULL && found)
+		fprintf(stderr, "doca_bench: device %s does not support %s\n", pci, what);
+	else if (pci != NULL)
+		fprintf(stderr, "doca_bench: no device at %s (see doca_caps)\n", pci);
+	else
+		fprintf(stderr, "doca_bench: no device supporting %s\n", what);
+	return -1;
+}
 
 static void apply_sweep(struct bench_cfg *cfg, uint64_t v)
 {

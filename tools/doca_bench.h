@@ -108,8 +108,13 @@ struct bench_remote {
 int bench_parse(int argc, char **argv, struct bench_cfg *cfg);
 const char *bench_sweep_name(enum bench_sweep_param p);
 
-/* doca_bench_dma.c */
+/* doca_bench.c */
 struct doca_dev;
+struct doca_devinfo;
+int bench_open_capable_dev(const char *pci, bool (*capable)(struct doca_devinfo *), const char *what,
+			   struct doca_dev **dev);
+
+/* doca_bench_dma.c */
 int bench_open_dev(const char *pci, struct doca_dev **dev);
 int bench_run_dma(const struct bench_cfg *cfg, struct doca_dev *dev, const struct bench_remote *remote,
 		  struct bench_result *res);
@@ -132,6 +137,18 @@ void bench_print_result(FILE *f, const struct bench_cfg *cfg, const struct bench
 int bench_csv_open(const struct bench_cfg *cfg, FILE **out);
 void bench_csv_row(FILE *f, const struct bench_cfg *cfg, const struct bench_result *res);
 void bench_latency_compute(uint64_t *samples, uint64_t n, struct bench_latency *lat);
+
+/* Latency samples of one thread or session: at most BENCH_LAT_CAP are kept;
+ * when full, every other one is dropped and the sampling stride doubles, so
+ * a run of any length keeps an even spread. v is allocated by the owner
+ * (BENCH_LAT_CAP entries). */
+#define BENCH_LAT_CAP (1u << 16)
+struct bench_lat_samples {
+	uint64_t *v;
+	uint64_t n, stride, seen;
+};
+void bench_lat_reset(struct bench_lat_samples *s);
+void bench_lat_record(struct bench_lat_samples *s, uint64_t v);
 
 /* doca_bench_remote.c */
 int bench_companion_run(const struct bench_cfg *cfg, struct doca_dev *dev);

@@ -30,7 +30,6 @@
 
 #include "doca_bench.h"
 
-#define LAT_CAP (1u << 16)
 #define MAX_TOTAL_MEMORY (4ull << 30)
 #define CTL_MAX 256                 /* longest control message */
 #define CTL_QUEUE 16                /* received control messages not yet read */
@@ -91,8 +90,7 @@ struct bench_comch {
 	/* measurement */
 	bool measuring;
 	uint64_t first_ns, last_ns, completed, submitted;
-	uint64_t *lat;
-	uint64_t n_lat, stride, seen;
+	struct bench_lat_samples lat;
 	uint64_t last_move_ns; /* last time a message moved */
 	uint64_t corrupt_seq;  /* SOFTDOCA_BENCH_CORRUPT_SEQ: the message this producer spoils */
 	char err[256];

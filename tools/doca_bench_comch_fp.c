@@ -97,21 +97,6 @@ static void check_msg(struct doca_buf *buf)
 
 /* ---- the fast path of one permutation ---------------------------------------------- */
 
-static void lat_record(uint64_t v)
-{
-	uint64_t i;
-
-	if (sess->seen++ % sess->stride != 0)
-		return;
-	if (sess->n_lat == LAT_CAP) {
-		for (i = 0; i < LAT_CAP / 2; i++)
-			sess->lat[i] = sess->lat[2 * i];
-		sess->n_lat = LAT_CAP / 2;
-		sess->stride *= 2;
-	}
-	sess->lat[sess->n_lat++] = v;
-}
-
 static void job_free_task(struct cjob *j)
 {
 	if (j->send != NULL)
@@ -134,7 +119,7 @@ static void job_done(struct cjob *j, uint64_t now)
 	if (j->measured) {
 		sess->completed++;
 		sess->last_ns = now;
-		lat_record(now - j->submit_ns);
+		bench_lat_record(&sess->lat, now - j->submit_ns);
 	}
 	sess->ready[sess->n_ready++] = (uint32_t)(j - sess->jobs);
 }
@@ -187,8 +172,7 @@ static void fp_reset_counters(void)
 	sess->bad_why[0] = '\0';
 	sess->measuring = false;
 	sess->first_ns = sess->last_ns = sess->completed = sess->submitted = 0;
-	sess->n_lat = sess->seen = 0;
-	sess->stride = 1;
+	bench_lat_reset(&sess->lat);
 	sess->failed = 0;
 	sess->first_error = DOCA_SUCCESS;
 	sess->stopping = false;
@@ -220,8 +204,8 @@ int comch_fp_build(bool producer, size_t size, uint32_t n)
 	sess->ref = malloc(size);
 	sess->jobs = calloc(n, sizeof(*sess->jobs));
 	sess->ready = calloc(n, sizeof(*sess->ready));
-	sess->lat = malloc(LAT_CAP * sizeof(*sess->lat));
-	if (sess->ref == NULL || sess->jobs == NULL || sess->ready == NULL || sess->lat == NULL) {
+	sess->lat.v = malloc(BENCH_LAT_CAP * sizeof(*sess->lat.v));
+	if (sess->ref == NULL || sess->jobs == NULL || sess->ready == NULL || sess->lat.v == NULL) {
 		comch_err("out of memory");
 		return -1;
 	}
@@ -369,11 +353,11 @@ void comch_fp_free(void)
 	free(sess->ref);
 	free(sess->jobs);
 	free(sess->ready);
-	free(sess->lat);
+	free(sess->lat.v);
 	sess->mem = sess->ref = NULL;
 	sess->jobs = NULL;
 	sess->ready = NULL;
-	sess->lat = NULL;
+	sess->lat.v = NULL;
 	sess->n_ready = sess->inflight = 0;
 	sess->n = 0;
 }

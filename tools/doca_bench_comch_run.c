@@ -254,8 +254,8 @@ int bench_run_comch(const struct bench_cfg *cfg, struct bench_comch *session, st
 	res->duration_ns = sess->last_ns > sess->first_ns ? sess->last_ns - sess->first_ns : 0;
 	res->bytes_in = res->dequeued * cfg->job_size;
 	res->bytes_out = res->dequeued * cfg->job_size;
-	if (sess->lat != NULL)
-		bench_latency_compute(sess->lat, sess->n_lat, &res->lat);
+	if (sess->lat.v != NULL)
+		bench_latency_compute(sess->lat.v, sess->lat.n, &res->lat);
 	comch_fp_free();
 	if (rc == 0 && res->dequeued == 0) {
 		comch_err("no job completed in the measured phase");

@@ -10,7 +10,7 @@
  * at a barrier and the measured phase starts. Its duration is from the
  * earliest thread's first measured submit to the latest thread's last
  * completion, from CLOCK_MONOTONIC. Each measured task's latency is its
- * submit-to-completion-callback time; a thread keeps up to LAT_CAP samples,
+ * submit-to-completion-callback time; a thread keeps up to BENCH_LAT_CAP samples,
  * halving them (every other one) and doubling its sampling stride when full,
  * so long runs keep a uniform sample of the whole run.
  *
@@ -39,7 +39,6 @@
 
 #include "doca_bench.h"
 
-#define LAT_CAP (1u << 16)
 #define MAX_TOTAL_MEMORY (4ull << 30)
 
 enum phase { PHASE_SETUP, PHASE_WARM, PHASE_MEASURE };
@@ -90,8 +89,7 @@ struct worker {
 	uint64_t submitted, completed, failed;
 	doca_error_t first_error;
 	uint64_t first_ns, last_ns;
-	uint64_t *lat;
-	uint64_t n_lat, stride, seen;
+	struct bench_lat_samples lat;
 	char err[256];
 };
 
@@ -101,21 +99,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void lat_record(struct worker *w, uint64_t v)
-{
-	uint64_t i;
-
-	if (w->seen++ % w->stride != 0)
-		return;
-	if (w->n_lat == LAT_CAP) {
-		for (i = 0; i < LAT_CAP / 2; i++)
-			w->lat[i] = w->lat[2 * i];
-		w->n_lat = LAT_CAP / 2;
-		w->stride *= 2;
-	}
-	w->lat[w->n_lat++] = v;
 }
 
 static bool may_submit(struct worker *w, uint64_t now)
@@ -184,7 +167,7 @@ static void ok_cb(struct doca_dma_task_memcpy *task, union doca_data tud, union 
 	if (w->phase == PHASE_MEASURE) {
 		w->completed++;
 		w->last_ns = now;
-		lat_record(w, now - j->submit_ns);
+		bench_lat_record(&w->lat, now - j->submit_ns);
 	}
 	next(j, now);
 }
@@ -202,53 +185,14 @@ static void err_cb(struct doca_dma_task_memcpy *task, union doca_data tud, union
 	atomic_store(&w->sh->stop, true);
 }
 
+static bool dma_capable(struct doca_devinfo *di)
+{
+	return doca_dma_cap_task_memcpy_is_supported(di) == DOCA_SUCCESS;
+}
+
 int bench_open_dev(const char *pci, struct doca_dev **dev)
 {
-	struct doca_devinfo **list;
-	uint32_t n, i;
-	doca_error_t err;
-	bool found = false;
-
-	*dev = NULL;
-	err = doca_devinfo_create_list(&list, &n);
-	if (err != DOCA_SUCCESS) {
-		fprintf(stderr, "doca_bench: cannot list devices: %s\n", doca_error_get_descr(err));
-		return -1;
-	}
-	for (i = 0; i < n && *dev == NULL; i++) {
-		uint8_t eq = 0;
-
-		if (pci != NULL) {
-			err = doca_devinfo_is_equal_pci_addr(list[i], pci, &eq);
-			if (err == DOCA_ERROR_INVALID_VALUE) {
-				doca_devinfo_destroy_list(list);
-				fprintf(stderr, "doca_bench: invalid value '%s' for --device: not a PCI address "
-						"(e.g. 03:00.0)\n", pci);
-				return -1;
-			}
-			if (err != DOCA_SUCCESS || !eq)
-				continue;
-			found = true;
-		}
-		if (doca_dma_cap_task_memcpy_is_supported(list[i]) != DOCA_SUCCESS)
-			continue;
-		err = doca_dev_open(list[i], dev);
-		if (err != DOCA_SUCCESS) {
-			fprintf(stderr, "doca_bench: cannot open the device: %s\n", doca_error_get_descr(err));
-			*dev = NULL;
-			break;
-		}
-	}
-	doca_devinfo_destroy_list(list);
-	if (*dev != NULL)
-		return 0;
-	if (pci != NULL && found)
-		fprintf(stderr, "doca_bench: device %s does not support doca_dma memcpy tasks\n", pci);
-	else if (pci != NULL)
-		fprintf(stderr, "doca_bench: no device at %s (see doca_caps)\n", pci);
-	else
-		fprintf(stderr, "doca_bench: no device supporting doca_dma memcpy tasks\n");
-	return -1;
+	return bench_open_capable_dev(pci, dma_capable, "doca_dma memcpy tasks", dev);
 }
 
 #define W_CHECK(call, what)                                                                          \
@@ -360,10 +304,9 @@ static int worker_setup(struct worker *w)
 		W_CHECK(doca_dma_task_memcpy_alloc_init(w->dma, j->src, j->dst, tud, &j->task),
 			"doca_dma_task_memcpy_alloc_init");
 	}
-	w->n_lat = 0;
-	w->stride = 1;
-	w->lat = malloc(LAT_CAP * sizeof(*w->lat));
-	if (w->lat == NULL) {
+	bench_lat_reset(&w->lat);
+	w->lat.v = malloc(BENCH_LAT_CAP * sizeof(*w->lat.v));
+	if (w->lat.v == NULL) {
 		snprintf(w->err, sizeof(w->err), "out of memory");
 		return -1;
 	}
@@ -492,6 +435,27 @@ void bench_latency_compute(uint64_t *s, uint64_t n, struct bench_latency *lat)
 	lat->p99 = s[(n * 99 - 1) / 100 < n ? (n * 99 - 1) / 100 : n - 1];
 	lat->p999 = s[(n * 999 - 1) / 1000 < n ? (n * 999 - 1) / 1000 : n - 1];
 	lat->mean = sum / (double)n;
+}
+
+void bench_lat_reset(struct bench_lat_samples *s)
+{
+	s->n = s->seen = 0;
+	s->stride = 1;
+}
+
+void bench_lat_record(struct bench_lat_samples *s, uint64_t v)
+{
+	uint64_t i;
+
+	if (s->seen++ % s->stride != 0)
+		return;
+	if (s->n == BENCH_LAT_CAP) {
+		for (i = 0; i < BENCH_LAT_CAP / 2; i++)
+			s->v[i] = s->v[2 * i];
+		s->n = BENCH_LAT_CAP / 2;
+		s->stride *= 2;
+	}
+	s->v[s->n++] = v;
 }
 
 uint32_t bench_thread_count(const struct bench_cfg *cfg)
@@ -668,7 +632,7 @@ int bench_run_dma(const struct bench_cfg *cfg, struct doca_dev *dev, const struc
 		}
 		res->enqueued += w->submitted;
 		res->dequeued += w->completed;
-		nlat += w->n_lat;
+		nlat += w->lat.n;
 	}
 	res->threads = nthreads;
 	res->duration_ns = sh.end_ns > sh.start_ns ? sh.end_ns - sh.start_ns : 0;
@@ -677,15 +641,15 @@ int bench_run_dma(const struct bench_cfg *cfg, struct doca_dev *dev, const struc
 	all = malloc((nlat ? nlat : 1) * sizeof(*all));
 	if (all != NULL) {
 		for (i = 0; i < started; i++) {
-			memcpy(all + total, ws[i].lat, ws[i].n_lat * sizeof(*all));
-			total += ws[i].n_lat;
+			memcpy(all + total, ws[i].lat.v, ws[i].lat.n * sizeof(*all));
+			total += ws[i].lat.n;
 		}
 		bench_latency_compute(all, total, &res->lat);
 		free(all);
 	}
 	for (i = 0; i < started; i++) {
 		worker_teardown(&ws[i]);
-		free(ws[i].lat);
+		free(ws[i].lat.v);
 	}
 	free(ws);
 	if (started == nthreads)
