@@ -132,35 +132,34 @@ static void share_bufmem(struct doca_comch_consumer *c, struct sd_pages_share *s
 	const struct sd_mmap_view *v = sd_mmap_view_of(c->mmap);
 	const char *why = NULL;
 
-	if (c->pages != NULL && c->pages_addr == v->addr && c->pages_len == v->len) {
-		*share = c->share;
-		c->dbase = (uintptr_t)share->addr;
-		c->dlen = share->len;
-		return;
-	}
-	sd_pages_put(c->pages);
-	c->pages = NULL;
-	share->fd = -1;
-	if (sd_mmap_remote(c->mmap) != NULL)
-		why = "the mmap is a remote one";
-	else if (!(sd_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
-		why = "the mmap does not grant PCI read-write access";
-	else if (sd_pages_share((uintptr_t)v->addr, v->len, &c->pages, share) != DOCA_SUCCESS || c->pages == NULL)
-		why = "its pages cannot be moved to shared memory";
-	else if (share->len > SD_FP_MAX_BUFMEM)
-		why = "the mmap is too large";
-	if (why == NULL) {
+	if (c->pages == NULL || c->pages_addr != v->addr || c->pages_len != v->len) {
+		/* first start, or the mmap changed since the last one */
+		sd_pages_put(c->pages);
+		c->pages = NULL;
+		if (sd_mmap_remote(c->mmap) != NULL)
+			why = "the mmap is a remote one";
+		else if (!(sd_mmap_access(c->mmap) & DOCA_ACCESS_FLAG_PCI_READ_WRITE))
+			why = "the mmap does not grant PCI read-write access";
+		else if (sd_pages_share((uintptr_t)v->addr, v->len, &c->pages, share) != DOCA_SUCCESS ||
+			 c->pages == NULL)
+			why = "its pages cannot be moved to shared memory";
+		else if (share->len > SD_FP_MAX_BUFMEM)
+			why = "the mmap is too large";
+		if (why != NULL) {
+			sd_pages_put(c->pages);
+			c->pages = NULL;
+			share->fd = -1;
+			SD_LOG_DBG("consumer %u: receive buffers stay private (%s); messages go through the ring",
+				   c->id, why);
+			return;
+		}
 		c->share = *share;
 		c->pages_addr = v->addr;
 		c->pages_len = v->len;
-		c->dbase = (uintptr_t)share->addr;
-		c->dlen = share->len;
-		return;
 	}
-	sd_pages_put(c->pages);
-	c->pages = NULL;
-	share->fd = -1;
-	SD_LOG_DBG("consumer %u: receive buffers stay private (%s); messages go through the ring", c->id, why);
+	*share = c->share;
+	c->dbase = (uintptr_t)c->share.addr;
+	c->dlen = c->share.len;
 }
 
 static doca_error_t consumer_start(struct doca_ctx *ctx)
