@@ -4,6 +4,7 @@
  * valid proof of the other. Everything here is pure: the transport feeds it
  * bytes and sends what it fills. Messages are checked as hostile input:
  * exact size, magic, version, and the steps in order. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -59,6 +60,50 @@ static doca_error_t fill_nonce(uint8_t *nonce)
 	return DOCA_SUCCESS;
 }
 
+/* What every handshake message starts with (sd_link_ucx.h). */
+struct auth_head {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t reserved;
+};
+
+/* The checks every handshake message passes first: exactly `size` bytes (a
+ * `name`, for the explanation), copied to out, then magic and version. */
+_Static_assert(offsetof(struct sd_auth_hello, version) == offsetof(struct auth_head, version) &&
+		       offsetof(struct sd_auth_challenge, version) == offsetof(struct auth_head, version) &&
+		       offsetof(struct sd_auth_proof, version) == offsetof(struct auth_head, version),
+	       "every handshake message starts with magic and version");
+
+static doca_error_t take_msg(const char *name, const void *msg, size_t len, void *out, size_t size, char *why,
+			     size_t cap)
+{
+	struct auth_head h;
+
+	if (msg == NULL || len != size) {
+		snprintf(why, cap, "malformed handshake (%s of %zu bytes)", name, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(out, msg, size);
+	memcpy(&h, out, sizeof(h));
+	if (h.magic != SD_AUTH_MAGIC || h.version != SD_AUTH_VERSION) {
+		snprintf(why, cap, "not a softdoca link (bad magic or version %u)", (unsigned)h.version);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Is this the message the side expects now? Either way the step becomes
+ * FAILED until the caller finishes the step successfully. */
+static bool expect_step(struct sd_auth *a, bool server, int step, char *why, size_t cap)
+{
+	bool ok = a->server == server && a->step == step;
+
+	a->step = STEP_FAILED;
+	if (!ok)
+		snprintf(why, cap, "handshake message out of order");
+	return ok;
+}
+
 doca_error_t sd_auth_client_hello(struct sd_auth *a, const uint8_t *secret, size_t len, uint32_t card,
 				  struct sd_auth_hello *out)
 {
@@ -86,6 +131,7 @@ doca_error_t sd_auth_server_challenge(struct sd_auth *a, const uint8_t *secret, 
 				      size_t cap)
 {
 	struct sd_auth_hello h;
+	doca_error_t err;
 
 	if (a == NULL || secret == NULL || secret_len == 0 || out == NULL || why == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -95,15 +141,9 @@ doca_error_t sd_auth_server_challenge(struct sd_auth *a, const uint8_t *secret, 
 	a->secret_len = secret_len;
 	a->card = card;
 	a->step = STEP_FAILED;
-	if (msg == NULL || len != sizeof(h)) {
-		snprintf(why, cap, "malformed handshake (HELLO of %zu bytes)", len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(&h, msg, sizeof(h));
-	if (h.magic != SD_AUTH_MAGIC || h.version != SD_AUTH_VERSION) {
-		snprintf(why, cap, "not a softdoca link (bad magic or version %u)", (unsigned)h.version);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	err = take_msg("HELLO", msg, len, &h, sizeof(h), why, cap);
+	if (err != DOCA_SUCCESS)
+		return err;
 	a->peer_pid = h.pid;
 	if (h.card != card) {
 		snprintf(why, cap, "wrong card: the client asks for card %u, this side is card %u", (unsigned)h.card,
@@ -131,24 +171,15 @@ doca_error_t sd_auth_client_proof(struct sd_auth *a, const void *msg, size_t len
 {
 	struct sd_auth_challenge c;
 	uint8_t expect[SD_AUTH_MAC];
+	doca_error_t err;
 
 	if (a == NULL || addr == NULL || out == NULL || why == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (a->server || a->step != STEP_WAIT_CHALLENGE) {
-		snprintf(why, cap, "handshake message out of order");
-		a->step = STEP_FAILED;
+	if (!expect_step(a, false, STEP_WAIT_CHALLENGE, why, cap))
 		return DOCA_ERROR_INVALID_VALUE;
-	}
-	a->step = STEP_FAILED;
-	if (msg == NULL || len != sizeof(c)) {
-		snprintf(why, cap, "malformed handshake (CHALLENGE of %zu bytes)", len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(&c, msg, sizeof(c));
-	if (c.magic != SD_AUTH_MAGIC || c.version != SD_AUTH_VERSION) {
-		snprintf(why, cap, "not a softdoca link (bad magic or version %u)", (unsigned)c.version);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	err = take_msg("CHALLENGE", msg, len, &c, sizeof(c), why, cap);
+	if (err != DOCA_SUCCESS)
+		return err;
 	a->peer_pid = c.pid;
 	if (c.card != a->card) {
 		snprintf(why, cap, "wrong card: the server is card %u, we are card %u", (unsigned)c.card,
@@ -180,24 +211,15 @@ doca_error_t sd_auth_server_verify(struct sd_auth *a, const void *msg, size_t le
 {
 	struct sd_auth_proof p;
 	uint8_t expect[SD_AUTH_MAC];
+	doca_error_t err;
 
 	if (a == NULL || addr == NULL || why == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!a->server || a->step != STEP_WAIT_PROOF) {
-		snprintf(why, cap, "handshake message out of order");
-		a->step = STEP_FAILED;
+	if (!expect_step(a, true, STEP_WAIT_PROOF, why, cap))
 		return DOCA_ERROR_INVALID_VALUE;
-	}
-	a->step = STEP_FAILED;
-	if (msg == NULL || len != sizeof(p)) {
-		snprintf(why, cap, "malformed handshake (PROOF of %zu bytes)", len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(&p, msg, sizeof(p));
-	if (p.magic != SD_AUTH_MAGIC || p.version != SD_AUTH_VERSION) {
-		snprintf(why, cap, "not a softdoca link (bad magic or version %u)", (unsigned)p.version);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	err = take_msg("PROOF", msg, len, &p, sizeof(p), why, cap);
+	if (err != DOCA_SUCCESS)
+		return err;
 	sd_auth_mac(a->secret, a->secret_len, 'C', a->peer, a->own, a->card, expect);
 	if (!mac_ok(expect, p.mac)) {
 		snprintf(why, cap, "the client did not prove it knows the secret (different secret files?)");
