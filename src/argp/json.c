@@ -163,7 +163,7 @@ static const char *json_file_kind(mode_t mode)
 static doca_error_t read_json_text(struct argp_parse *ps, char **text, size_t *len)
 {
 	struct stat st;
-	size_t done = 0;
+	size_t done = 0, cap;
 	char *buf;
 	int fd, fl;
 
@@ -193,14 +193,31 @@ static doca_error_t read_json_text(struct argp_parse *ps, char **text, size_t *l
 	fl = fcntl(fd, F_GETFL);
 	if (fl >= 0)
 		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	buf = malloc(ARGP_JSON_MAX_SIZE + 2);
+	/* Sized by fstat (+1 to see a file that grew); grown, up to just past the
+	 * limit, only if it did grow. A buffer of the limit for every file would
+	 * cost a megabyte of fresh pages per parse. */
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap + 1);
 	if (buf == NULL) {
 		close(fd);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	while (done <= ARGP_JSON_MAX_SIZE) {
-		ssize_t n = read(fd, buf + done, ARGP_JSON_MAX_SIZE + 1 - done);
+		ssize_t n;
 
+		if (done == cap) {
+			size_t want = cap * 2 > ARGP_JSON_MAX_SIZE + 1 ? ARGP_JSON_MAX_SIZE + 1 : cap * 2;
+			char *bigger = realloc(buf, want + 1);
+
+			if (bigger == NULL) {
+				free(buf);
+				close(fd);
+				return DOCA_ERROR_NO_MEMORY;
+			}
+			buf = bigger;
+			cap = want;
+		}
+		n = read(fd, buf + done, cap - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

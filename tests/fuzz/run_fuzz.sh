@@ -12,7 +12,10 @@
 # Comch fast-path shared memory); default all. meson test --suite fuzz runs
 # each for 7 s. To fuzz longer:
 #   tests/fuzz/run_fuzz.sh 600 /tmp/fuzz fuzz_frame   (10 minutes)
+# or for a number of executions instead of a time (SECONDS then 0, or a cap):
+#   FUZZ_RUNS=10000000 tests/fuzz/run_fuzz.sh 0 /tmp/fuzz fuzz_frame
 # and to replay one input:  /tmp/fuzz/fuzz_frame <file>
+# Each target ends with one line: executions, seconds, rate, corpus size.
 # Without BUILD_DIR a temporary directory is used and removed afterwards
 # (unless something failed). CC (default clang) picks the compiler.
 set -eu
@@ -123,18 +126,31 @@ for t in $targets; do
 	mkdir -p "$corpus"
 	dict=""
 	[ -f "$here/$t.dict" ] && dict="-dict=$here/$t.dict"
-	echo "run_fuzz: $t for ${secs}s"
+	limit="-max_total_time=$secs"
+	if [ -n "${FUZZ_RUNS:-}" ]; then
+		limit="-runs=$FUZZ_RUNS -max_total_time=$secs"
+		echo "run_fuzz: $t for $FUZZ_RUNS executions"
+	else
+		echo "run_fuzz: $t for ${secs}s"
+	fi
+	t0=$(date +%s)
 	# new inputs go to the scratch corpus (first dir), the committed seeds stay as they are;
 	# -close_fd_mask=3 silences argp's usage text, crash reports still show
 	# shellcheck disable=SC2086
-	if ! "$out/$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -max_len=4096 \
+	if ! "$out/$t" $limit -timeout=5 -rss_limit_mb=2048 -max_len=4096 \
 		-close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$out/$t-" $dict \
 		"$corpus" "$here/corpus/$t" >"$out/$t.log" 2>&1; then
 		echo "run_fuzz: $t FAILED, see $out/$t.log:" >&2
 		tail -n 60 "$out/$t.log" >&2
 		fail=1
 	else
-		grep -E "stat::number_of_executed_units|Done [0-9]+ runs" "$out/$t.log" | tail -n 2 || true
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log" | tail -n 1)
+		el=$(($(date +%s) - t0))
+		[ "$el" -gt 0 ] || el=1
+		n=$(find "$corpus" "$here/corpus/$t" -type f | wc -l)
+		kib=$(($(cat "$corpus"/* "$here/corpus/$t"/* 2>/dev/null | wc -c) / 1024))
+		echo "run_fuzz: $t: ${runs:-?} executions in $el s ($((${runs:-0} / el))/s), 0 crashes," \
+			"corpus $n inputs ($kib KiB)"
 	fi
 done
 
