@@ -20,6 +20,7 @@ static char path[64];
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	mfd = sd_fuzz_memfd_open("fuzz_argp_json", path, sizeof(path));
+	sd_fuzz_json_bools = true;
 	sd_fuzz_init();
 	return 0;
 }

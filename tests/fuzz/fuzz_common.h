@@ -6,7 +6,12 @@
 #ifndef SD_FUZZ_COMMON_H_
 #define SD_FUZZ_COMMON_H_
 
+#include <stdbool.h>
 #include <stddef.h>
+
+/* Set by a target whose input may be a -j file: there a boolean flag has
+ * the value written ("verbose": false), on the command line it is true. */
+extern bool sd_fuzz_json_bools;
 
 /*
  * Register the params, run doca_argp_start(argc, argv) and destroy.
