@@ -25,6 +25,12 @@
  * N busy-loop processes per core run during both the fast path and the
  * baseline; the per-repetition ratios are printed.
  *
+ * COMCH_BENCH_DIAG=1: a line per fast-path repetition on stderr (rate,
+ * context switches and last CPU of both processes, sends refused for want
+ * of credits and sleeps of the producer; the server's sleeps per round),
+ * to tell a repetition in which both processes shared a CPU from one in
+ * which they ran side by side.
+ *
  * usage (host build): comch_bench [--peer PATH] [-r REPS] [-t SECONDS] [--min-size BYTES] [--max-size BYTES]
  *                                 [--csv FILE] [--load N]
  */
@@ -131,6 +137,52 @@ struct bench {
 };
 
 static struct bench B;
+
+/* COMCH_BENCH_DIAG=1: a line per fast-path repetition with what decides its
+ * figure: context switches of both processes (voluntary: slept; not: was
+ * preempted), the CPU each was last seen on, and how often the producer
+ * was refused a send and slept. */
+static bool diag;
+
+struct diag_snap {
+	long long vol, invol;
+	int cpu;
+};
+
+static void diag_proc(pid_t pid, struct diag_snap *d)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	d->vol = d->invol = -1;
+	d->cpu = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0)
+			d->vol = atoll(line + 24);
+		else if (strncmp(line, "nonvoluntary_ctxt_switches:", 27) == 0)
+			d->invol = atoll(line + 27);
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f != NULL) {
+		char buf[1024], *q;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+
+		buf[n] = '\0';
+		q = strrchr(buf, ')');
+		/* field 39 (processor), counted from field 3 after the ')' */
+		for (int i = 0; q != NULL && i < 37; i++)
+			q = strchr(q + 1, ' ');
+		if (q != NULL)
+			d->cpu = atoi(q + 1);
+		fclose(f);
+	}
+}
 
 static void b_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len, struct doca_comch_connection *c)
 {
@@ -244,13 +296,19 @@ static bool bench_fastpath(uint32_t size, uint64_t n, uint64_t *total, pid_t ser
 	struct doca_buf *b = B.mem.bufs[0];
 	char m[64];
 	double t0, t1, c0, c1, s0, s1;
-	uint64_t sent = 0, it = 0;
+	uint64_t sent = 0, it = 0, refused = 0, sleeps = 0, long_sleeps = 0;
+	double slept = 0;
+	struct diag_snap dc0, dc1, ds0, ds1;
 
 	*total += n;
 	snprintf(m, sizeof(m), "expect %llu", (unsigned long long)*total);
 	B.done = false;
 	b_ctrl(m);
 	doca_buf_set_data(b, B.mem.addr, size);
+	if (diag) {
+		diag_proc(getpid(), &dc0);
+		diag_proc(server, &ds0);
+	}
 	s0 = bu_proc_cpu(server);
 	c0 = bu_cpu();
 	t0 = bu_now();
@@ -274,11 +332,20 @@ static bool bench_fastpath(uint32_t size, uint64_t n, uint64_t *total, pid_t ser
 			 * a little (progress reports that), then we sleep until
 			 * the consumer has reposted, as a DOCA program would on
 			 * the PE's notification handle. */
+			refused += e == DOCA_ERROR_AGAIN;
 			if (!doca_pe_progress(B.pe_fp) && e == DOCA_ERROR_AGAIN) {
+				double z = diag ? bu_now() : 0;
+
+				sleeps++;
 				if (B.waiter_fp.ep >= 0)
 					fp_waiter_sleep(&B.waiter_fp, 10);
 				else
 					sched_yield();
+				if (diag) {
+					z = bu_now() - z;
+					slept += z;
+					long_sleeps += z > 0.005;
+				}
 			}
 			if ((++it & 4095) == 0)
 				doca_pe_progress(B.pe_cli);
@@ -289,6 +356,15 @@ static bool bench_fastpath(uint32_t size, uint64_t n, uint64_t *total, pid_t ser
 	t1 = bu_now();
 	c1 = bu_cpu();
 	s1 = bu_proc_cpu(server);
+	if (diag) {
+		diag_proc(getpid(), &dc1);
+		diag_proc(server, &ds1);
+		fprintf(stderr, "diag %u B: %llu msgs %.2f M/s  cli vol %lld invol %lld cpu %d  srv vol %lld invol %lld cpu %d  "
+			"refused %llu sleeps %llu (%.1f ms, %llu over 5 ms)\n", size, (unsigned long long)n,
+			(double)n / (t1 - t0) / 1e6, dc1.vol - dc0.vol, dc1.invol - dc0.invol, dc1.cpu, ds1.vol - ds0.vol,
+			ds1.invol - ds0.invol, ds1.cpu, (unsigned long long)refused, (unsigned long long)sleeps, slept * 1e3,
+			(unsigned long long)long_sleeps);
+	}
 	if (out != NULL)
 		bu_add(out, (double)n, t1 - t0, (c1 - c0) + (s0 >= 0 && s1 >= 0 ? s1 - s0 : 0), size);
 	return true;
@@ -491,6 +567,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	diag = getenv("COMCH_BENCH_DIAG") != NULL && getenv("COMCH_BENCH_DIAG")[0] == '1';
 	/* The competitors first, while this process has no other thread. */
 	if (load && bu_load_start(load) < 0)
 		return 1;

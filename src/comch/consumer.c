@@ -326,6 +326,7 @@ static int consumer_progress(struct doca_ctx *ctx)
 	struct sd_fp_msg m;
 	uint32_t n = 0;
 	int rc = 0;
+	bool traced;
 
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		if (!c->start_pending)
@@ -348,6 +349,10 @@ static int consumer_progress(struct doca_ctx *ctx)
 		return 0;
 	/* Where we run, for the producers; and whether they run here too. */
 	sd_fp_rx_note_cpu(&c->rx, sd_fp_cpu1());
+	/* Receives posted since the last call (staged by recv_submit) become
+	 * credits now: one store for all of them. */
+	sd_fp_rx_publish(&c->rx);
+	traced = sd_trace_enabled();
 	while (n < SD_FP_RX_BATCH && c->q_head != c->q_tail) {
 		struct posted *e;
 		struct doca_buf *b;
@@ -370,16 +375,23 @@ static int consumer_progress(struct doca_ctx *ctx)
 		e->task->imm_len = m.imm_len;
 		if (m.imm_len)
 			memcpy(e->task->imm, m.imm, m.imm_len);
-		sd_fp_rx_release(&c->rx);
+		/* The room of small records is given back once per batch (the
+		 * head line then moves once, not per message); a large one's
+		 * at once, a store is nothing next to its copy. */
+		if (m.len < SD_FP_DIRECT_MIN)
+			sd_fp_rx_consume(&c->rx);
+		else
+			sd_fp_rx_release(&c->rx);
 		c->q_head++;
 		SD_LOG_TRC("consumer %u: conn %u: received %u bytes (imm %u) from producer %u", c->id,
 			   sd_comch_conn_id(c->conn), m.len, m.imm_len, m.producer_id);
-		if (sd_trace_enabled())
+		if (traced)
 			sd_trace_instant("comch", "consumer_recv", "\"consumer\":%u,\"producer\":%u,\"bytes\":%u",
 					 c->id, m.producer_id, m.len);
-		sd_task_complete(&e->task->base, DOCA_SUCCESS);
+		sd_task_complete_inline(&e->task->base, DOCA_SUCCESS);
 		n++;
 	}
+	sd_fp_rx_publish(&c->rx);
 	if (rc < 0) {
 		SD_LOG_ERR("consumer %u: the peer wrote an invalid message into the shared ring; stopping", c->id);
 		c->broken = true;
@@ -463,12 +475,14 @@ static bool consumer_describe_wait(const struct doca_ctx *ctx, uint64_t waited_m
 }
 
 /* Receives posted outside doca_pe_progress (and then a sleep on the PE's
- * notification handle) must still reach a producer that waits for them. */
+ * notification handle) must still reach a producer that waits for them;
+ * receives staged and not yet published (recv_submit) the same. */
 static bool consumer_has_work(const struct doca_ctx *ctx)
 {
 	const struct doca_comch_consumer *c = (const struct doca_comch_consumer *)ctx;
 
-	return ctx->state == DOCA_CTX_STATE_RUNNING && c->kick_pending;
+	return ctx->state == DOCA_CTX_STATE_RUNNING &&
+	       (c->kick_pending || (c->base != NULL && sd_fp_rx_unpublished(&c->rx)));
 }
 
 static const struct sd_ctx_ops consumer_ops = {
@@ -490,7 +504,9 @@ static doca_error_t recv_submit(struct doca_task *task)
 
 	if (c->base == NULL)
 		return DOCA_ERROR_BAD_STATE;
-	if (b == NULL || b->next != NULL || !sd_mmap_contains(c->mmap, b->addr, b->len))
+	if (b == NULL || b->next != NULL ||
+	    (!sd_mmap_view_contains(sd_mmap_view_of(c->mmap), b->addr, b->len) &&
+	     !sd_mmap_contains(c->mmap, b->addr, b->len)))
 		return DOCA_ERROR_INVALID_VALUE;
 	if (b->data < b->addr || b->data + b->data_len > b->addr + b->len)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -511,7 +527,10 @@ static doca_error_t recv_submit(struct doca_task *task)
 		dst = (uintptr_t)(b->data + b->data_len) - c->dbase;
 	e->direct = dst != SD_FP_NO_DST;
 	c->q_tail++;
-	sd_fp_rx_post_at(&c->rx, (uint32_t)room, dst);
+	/* Published by the next progress call (consumer_has_work keeps a
+	 * program from sleeping before it): a program reposting from its
+	 * completion callbacks hands a whole batch over with one store. */
+	sd_fp_rx_stage_at(&c->rx, (uint32_t)room, dst);
 	c->kick_pending = true;
 	SD_LOG_TRC("consumer %u: receive of up to %zu bytes posted (%llu posted)", c->id, room,
 		   (unsigned long long)(c->q_tail - c->q_head));
@@ -758,7 +777,7 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 
 	if (consumer == NULL || buf == NULL || task == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	r = sd_task_alloc(&consumer->recv_cls, &base);
+	r = sd_task_alloc_inline(&consumer->recv_cls, &base);
 	if (r != DOCA_SUCCESS)
 		return r;
 	t = (struct doca_comch_consumer_task_post_recv *)base;

@@ -153,8 +153,10 @@ static uint8_t *tx_direct_dst(struct sd_fp_tx *tx, uint32_t len)
 	return tx->dbase + dst;
 }
 
-static doca_error_t tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
-			       uint8_t **payload, uint8_t **imm, bool *direct)
+/* Inlined into both entry points: a producer calls one per message. */
+static inline __attribute__((always_inline)) doca_error_t
+tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id, uint8_t **payload, uint8_t **imm,
+	   bool *direct)
 {
 	uint64_t need, pad, off, free_bytes, cap;
 	uint8_t *dst = NULL;
@@ -274,28 +276,52 @@ static void tx_signal(struct sd_fp_tx *tx)
 	}
 }
 
+/* The consumer asked for a wake-up: on its CPU, a wake-up now would switch
+ * to it for this one message, so owe it until we stop sending; else
+ * signal. */
+static void tx_wake_asked(struct sd_fp_tx *tx)
+{
+	if (tx->defer_wake)
+		__atomic_store_n(&tx->wake_owed, 1, __ATOMIC_RELAXED);
+	else
+		tx_signal(tx);
+}
+
 void sd_fp_tx_commit(struct sd_fp_tx *tx)
 {
 	tx->tail = tx->pend_tail;
 	tx->sent++;
 	tx->pend_rec = NULL;
-	/* Store-then-load on both sides (sd_fp_rx_arm mirrors it): sequentially
-	 * consistent, so either the consumer sees our tail or we see its wake
-	 * request. (On x86 the store is the one locked instruction, as a
-	 * fence would be; unlike a fence, ThreadSanitizer understands it.) */
+	/* A plain release store and a plain load: a consumer polling tail
+	 * sees the message as soon as the store drains, and we do not wait
+	 * for its cache line. A request seen here is served at once; one
+	 * made while this store was still on its way is found by the next
+	 * sd_fp_tx_fence, which the caller owes from now on. */
+	STORE_REL(&tx->hdr->tail, tx->tail);
+	if (__builtin_expect(LOAD_RLX(&tx->hdr->wake) != 0, 0))
+		tx_wake_asked(tx);
+	if (!LOAD_RLX(&tx->unfenced))
+		__atomic_store_n(&tx->unfenced, 1, __ATOMIC_RELAXED);
+}
+
+void sd_fp_tx_fence(struct sd_fp_tx *tx)
+{
+	if (!LOAD_RLX(&tx->unfenced))
+		return;
+	__atomic_store_n(&tx->unfenced, 0, __ATOMIC_RELAXED);
+	/* Store-then-load on both sides (sd_fp_rx_arm mirrors it): the tail
+	 * stored again, sequentially consistent, so that either the consumer
+	 * sees it or we see its wake request. (On x86 the store is the one
+	 * locked instruction, as a fence would be; unlike a fence,
+	 * ThreadSanitizer understands it.) */
 	__atomic_store_n(&tx->hdr->tail, tx->tail, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&tx->hdr->wake, __ATOMIC_SEQ_CST)) {
-		/* On the consumer's CPU, a wake-up now would switch to it for
-		 * this one message: owe it until we stop sending. */
-		if (tx->defer_wake)
-			__atomic_store_n(&tx->wake_owed, 1, __ATOMIC_RELAXED);
-		else
-			tx_signal(tx);
-	}
+	if (__atomic_load_n(&tx->hdr->wake, __ATOMIC_SEQ_CST))
+		tx_wake_asked(tx);
 }
 
 void sd_fp_tx_flush_wake(struct sd_fp_tx *tx)
 {
+	sd_fp_tx_fence(tx);
 	if (!__atomic_load_n(&tx->wake_owed, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&tx->wake_owed, 0, __ATOMIC_RELAXED);
@@ -352,12 +378,21 @@ void sd_fp_rx_init(struct sd_fp_rx *rx, void *base)
 
 void sd_fp_rx_post_at(struct sd_fp_rx *rx, uint32_t cap, uint64_t dst)
 {
-	/* Relaxed stores (a hostile producer may read them at any time; the
-	 * release of posted is what publishes them to an honest one). */
-	__atomic_store_n(&rx->dsts[rx->posted & (rx->p.qcap - 1)], dst, __ATOMIC_RELAXED);
-	rx->caps[rx->posted & (rx->p.qcap - 1)] = cap;
-	rx->posted++;
+	sd_fp_rx_stage_at(rx, cap, dst);
+	rx->posted_pub = rx->posted;
 	STORE_REL(&rx->hdr->posted, rx->posted);
+}
+
+void sd_fp_rx_publish(struct sd_fp_rx *rx)
+{
+	if (rx->posted != rx->posted_pub) {
+		rx->posted_pub = rx->posted;
+		STORE_REL(&rx->hdr->posted, rx->posted);
+	}
+	if (rx->head != rx->head_pub) {
+		rx->head_pub = rx->head;
+		STORE_REL(&rx->hdr->head, rx->head);
+	}
 }
 
 void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap)
@@ -397,6 +432,7 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 			if (size > avail)
 				return -1;
 			rx->head += size;
+			rx->head_pub = rx->head;
 			STORE_REL(&rx->hdr->head, rx->head);
 			continue;
 		}
@@ -419,9 +455,8 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 
 void sd_fp_rx_release(struct sd_fp_rx *rx)
 {
-	rx->head += rx->pend_size;
-	rx->pend_size = 0;
-	rx->received++;
+	sd_fp_rx_consume(rx);
+	rx->head_pub = rx->head;
 	STORE_REL(&rx->hdr->head, rx->head);
 }
 
@@ -469,6 +504,8 @@ int sd_fp_rx_kick(struct sd_fp_rx *rx, bool can_signal, bool busy)
 	/* Store-then-load, the mirror of sd_fp_tx_arm: the counters the
 	 * producer reads are stored again, sequentially consistent, before
 	 * its request is read; a producer arming later sees them. */
+	rx->posted_pub = rx->posted;
+	rx->head_pub = rx->head;
 	__atomic_store_n(&rx->hdr->posted, rx->posted, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&rx->hdr->head, rx->head, __ATOMIC_SEQ_CST);
 	if (!__atomic_load_n(&rx->hdr->tx_wake, __ATOMIC_SEQ_CST))

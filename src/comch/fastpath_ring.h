@@ -66,6 +66,19 @@
  * messages. The CPU numbers are hints: a wrong one only costs a spin or a
  * sleep too many.
  *
+ * Publishing in batches: a producer stores tail with a plain release store
+ * per message and looks at wake without a fence; the store-then-load that
+ * makes the wake-up handshake safe (either the consumer sees our tail or we
+ * see its request) is done once per pause instead (sd_fp_tx_fence: a
+ * progress call, a refused send, before sleeping), so a consumer that armed
+ * in the very moment of a commit is woken by the next pause at the latest.
+ * A locked store per message would wait for the tail line the consumer
+ * just read. Likewise the consumer may stage credits and consume records
+ * without storing posted and head (sd_fp_rx_stage_at, sd_fp_rx_consume)
+ * and publish both with one store each per batch (sd_fp_rx_publish), so
+ * the line producers poll for credits moves once per batch, not once per
+ * message. Whoever stages must publish before it can sleep.
+ *
  * Trust: the peer may be hostile or dead. The producer validates the header
  * once at map time and keeps local copies of every size; it re-validates the
  * consumer's counters each time it reads them. The consumer validates every
@@ -199,6 +212,7 @@ struct sd_fp_tx {
 	int evfd; /* atomic; the consumer's eventfd, -1 until known */
 	bool defer_wake; /* set by the caller: commits leave the wake-up owed */
 	int wake_owed;   /* atomic: the consumer asked, nobody signalled yet */
+	int unfenced;    /* atomic: commits since the last sd_fp_tx_fence */
 };
 
 /* This thread's CPU + 1 (0 if unknown): cheap (no syscall where glibc has
@@ -239,13 +253,26 @@ doca_error_t sd_fp_tx_reserve(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_le
 doca_error_t sd_fp_tx_reserve_direct(struct sd_fp_tx *tx, uint32_t len, uint32_t imm_len, uint32_t producer_id,
 				     uint8_t **payload, uint8_t **imm, bool *direct);
 void sd_fp_tx_commit(struct sd_fp_tx *tx);
+/* Commits since the last call: the store-then-load they skipped (see
+ * "Publishing in batches"), so that a consumer that asked for a wake-up
+ * meanwhile gets it (or, under defer_wake, is owed it). For every pause
+ * of the sender: a progress call, a refused send; sd_fp_tx_flush_wake
+ * does it too. */
+void sd_fp_tx_fence(struct sd_fp_tx *tx);
 /* A commit under defer_wake found the consumer asleep and left its wake-up
  * owed: signal it now (the caller is about to stop sending: a refused send,
- * a progress call with nothing sent since the last one, a stop). */
+ * a progress call with nothing sent since the last one, a stop). Fences
+ * first. */
 void sd_fp_tx_flush_wake(struct sd_fp_tx *tx);
 static inline bool sd_fp_tx_wake_owed(const struct sd_fp_tx *tx)
 {
 	return __atomic_load_n(&tx->wake_owed, __ATOMIC_RELAXED) != 0;
+}
+/* Commits since the last fence. Either this or a wake-up owed: the caller
+ * must come back (a progress call) before it may sleep. */
+static inline bool sd_fp_tx_fence_due(const struct sd_fp_tx *tx)
+{
+	return __atomic_load_n(&tx->unfenced, __ATOMIC_RELAXED) != 0;
 }
 /* After a refused reserve: would the same reserve now find a credit and the
  * room (true also when the counters turned out corrupt: the caller's retry
@@ -272,6 +299,8 @@ struct sd_fp_rx {
 	uint64_t tail_cache;
 	uint64_t posted;   /* buffers posted */
 	uint64_t received; /* messages consumed */
+	uint64_t posted_pub; /* posted and head as last stored in the header */
+	uint64_t head_pub;
 	uint64_t pend_size; /* size of the record handed out by peek */
 	bool peer_here;     /* set by the caller: the producer shares our CPU */
 	bool direct_ok;     /* set by the caller: DIRECT records may come (else garbage) */
@@ -301,6 +330,16 @@ void sd_fp_rx_post(struct sd_fp_rx *rx, uint32_t cap);
 /* The same, telling producers that the buffer's room starts at offset dst of
  * the shared receive memory (SD_FP_NO_DST: it is not there). */
 void sd_fp_rx_post_at(struct sd_fp_rx *rx, uint32_t cap, uint64_t dst);
+/* sd_fp_rx_post_at without publishing: the credit is the producers' after the
+ * next sd_fp_rx_publish (or sd_fp_rx_post*, sd_fp_rx_kick). */
+static inline void sd_fp_rx_stage_at(struct sd_fp_rx *rx, uint32_t cap, uint64_t dst)
+{
+	/* Relaxed stores (a hostile producer may read them at any time; the
+	 * release of posted is what publishes them to an honest one). */
+	__atomic_store_n(&rx->dsts[rx->posted & (rx->p.qcap - 1)], dst, __ATOMIC_RELAXED);
+	__atomic_store_n(&rx->caps[rx->posted & (rx->p.qcap - 1)], cap, __ATOMIC_RELAXED);
+	rx->posted++;
+}
 /* 1: *m is the next message (valid until sd_fp_rx_release); 0: none yet;
  * -1: the ring holds garbage (validation failed). A DIRECT record is
  * garbage unless rx->direct_ok; then it is returned as such (m->direct,
@@ -308,6 +347,20 @@ void sd_fp_rx_post_at(struct sd_fp_rx *rx, uint32_t cap, uint64_t dst);
  * to check. */
 int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m);
 void sd_fp_rx_release(struct sd_fp_rx *rx);
+/* sd_fp_rx_release without storing head: the room is the producers' after
+ * the next sd_fp_rx_publish (or release, kick). */
+static inline void sd_fp_rx_consume(struct sd_fp_rx *rx)
+{
+	rx->head += rx->pend_size;
+	rx->pend_size = 0;
+	rx->received++;
+}
+/* Store posted and head where they changed since last stored (release). */
+void sd_fp_rx_publish(struct sd_fp_rx *rx);
+static inline bool sd_fp_rx_unpublished(const struct sd_fp_rx *rx)
+{
+	return rx->posted != rx->posted_pub || rx->head != rx->head_pub;
+}
 /* About to go idle: ask the next producer for a wake-up. True if a message
  * is already pending (then do not sleep). */
 bool sd_fp_rx_arm(struct sd_fp_rx *rx);

@@ -58,7 +58,15 @@ struct doca_comch_producer {
 	 * held back (the consumer shares our CPU) is owed now. */
 	uint64_t sends;
 	uint64_t sends_seen;
+	/* The shared-CPU hint for sends (fastpath_ring.h, "Sharing a CPU"),
+	 * looked up again when cpu_left runs out: every progress call and
+	 * every SD_FP_CPU_EVERY sends, not per message. */
+	bool here;
+	uint32_t cpu_left;
+	bool traced; /* SOFTDOCA_TRACE (decided once per process) */
 };
+
+#define SD_FP_CPU_EVERY 64u
 
 struct doca_comch_producer_task_send {
 	struct doca_task base; /* first */
@@ -91,15 +99,27 @@ static void wait_reset(struct doca_comch_producer *p)
 /* Signal a wake-up the consumer is owed (see sd_fp_tx_flush_wake). */
 static void flush_wake(struct sd_fp_remote *r)
 {
-	if (r == NULL || !sd_fp_tx_wake_owed(&r->tx))
+	if (r == NULL || (!sd_fp_tx_wake_owed(&r->tx) && !sd_fp_tx_fence_due(&r->tx)))
 		return;
 	sd_fp_remote_lock(r);
 	sd_fp_tx_flush_wake(&r->tx);
 	sd_fp_remote_unlock(r);
 }
 
+/* Commits since the last fence: fence now (we pause; see
+ * sd_fp_tx_fence). */
+static void fence(struct sd_fp_remote *r)
+{
+	if (r == NULL || !sd_fp_tx_fence_due(&r->tx))
+		return;
+	sd_fp_remote_lock(r);
+	sd_fp_tx_fence(&r->tx);
+	sd_fp_remote_unlock(r);
+}
+
 static void drop_cache(struct doca_comch_producer *p)
 {
+	p->cpu_left = 0;
 	wait_reset(p);
 	flush_wake(p->cached);
 	sd_fp_remote_put(p->cached);
@@ -124,6 +144,8 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	p->wait = TX_WAIT_NONE;
 	p->idle_polls = 0;
 	p->sends = p->sends_seen = 0;
+	p->cpu_left = 0;
+	p->traced = sd_trace_enabled();
 	SD_LOG_DBG("producer %u: started on conn %u", p->id, sd_comch_conn_id(p->conn));
 	if (sd_trace_enabled())
 		sd_trace_instant("comch", "producer_start", "\"producer\":%u,\"conn\":%u", p->id,
@@ -248,20 +270,27 @@ static int producer_progress(struct doca_ctx *ctx)
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
 	/* Nothing sent since the last call: the program has stopped sending
-	 * for now, so the consumer gets the wake-up it asked for. */
+	 * for now, so the consumer gets the wake-up it asked for. Still
+	 * sending: only the fence the commits skipped, so that a consumer on
+	 * another CPU that went to sleep meanwhile is woken now. */
 	if (p->sends == p->sends_seen)
 		flush_wake(p->cached);
+	else
+		fence(p->cached);
 	p->sends_seen = p->sends;
+	p->cpu_left = 0;
 	return wait_progress(p);
 }
 
-/* A wake-up still owed keeps a program from sleeping before the progress
- * call that signals it (the PE's notification fires at once). */
+/* A wake-up still owed, or a fence (sd_fp_tx_fence), keeps a program from
+ * sleeping before the progress call that does it (the PE's notification
+ * fires at once). */
 static bool producer_has_work(const struct doca_ctx *ctx)
 {
 	const struct doca_comch_producer *p = (const struct doca_comch_producer *)ctx;
 
-	return ctx->state == DOCA_CTX_STATE_RUNNING && p->cached != NULL && sd_fp_tx_wake_owed(&p->cached->tx);
+	return ctx->state == DOCA_CTX_STATE_RUNNING && p->cached != NULL &&
+	       (sd_fp_tx_wake_owed(&p->cached->tx) || sd_fp_tx_fence_due(&p->cached->tx));
 }
 
 /* A producer's sends complete at submit or are refused: a program that
@@ -347,7 +376,12 @@ static doca_error_t send_submit(struct doca_task *task)
 		return note_refused(p, t->consumer_id, DOCA_ERROR_NOT_FOUND);
 
 	sd_fp_remote_lock(r);
-	r->tx.defer_wake = sd_fp_tx_peer_here(&r->tx, sd_fp_cpu1());
+	if (p->cpu_left == 0) {
+		p->cpu_left = SD_FP_CPU_EVERY;
+		p->here = sd_fp_tx_peer_here(&r->tx, sd_fp_cpu1());
+	}
+	p->cpu_left--;
+	r->tx.defer_wake = p->here;
 	/* Straight into the consumer's buffer when it shared its memory with
 	 * us (one copy), else into the ring. */
 	e = sd_fp_tx_reserve_direct(&r->tx, (uint32_t)total, t->imm_len, p->id, &dst, &imm, &direct);
@@ -356,6 +390,7 @@ static doca_error_t send_submit(struct doca_task *task)
 		 * wake-up it may be owed. */
 		sd_fp_tx_flush_wake(&r->tx);
 		sd_fp_remote_unlock(r);
+		p->cpu_left = 0;
 		if (e == DOCA_ERROR_NOT_FOUND)
 			drop_cache(p); /* it stopped; look it up afresh next time */
 		if (e == DOCA_ERROR_UNEXPECTED)
@@ -406,10 +441,10 @@ static doca_error_t send_submit(struct doca_task *task)
 		wait_reset(p);
 	SD_LOG_TRC("producer %u: conn %u: sent %zu bytes (imm %u) to consumer %u", p->id, sd_comch_conn_id(p->conn),
 		   total, t->imm_len, t->consumer_id);
-	if (sd_trace_enabled())
+	if (p->traced)
 		sd_trace_instant("comch", "producer_send", "\"producer\":%u,\"consumer\":%u,\"bytes\":%zu", p->id,
 				 t->consumer_id, total);
-	sd_task_complete(task, DOCA_SUCCESS);
+	sd_task_complete_inline(task, DOCA_SUCCESS);
 	return DOCA_SUCCESS;
 }
 
@@ -615,7 +650,7 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 	if (producer == NULL || buf == NULL || task == NULL || imm_data_len > SD_FP_MAX_IMM ||
 	    (imm_data == NULL && imm_data_len != 0))
 		return DOCA_ERROR_INVALID_VALUE;
-	r = sd_task_alloc(&producer->send_cls, &base);
+	r = sd_task_alloc_inline(&producer->send_cls, &base);
 	if (r != DOCA_SUCCESS)
 		return r;
 	t = (struct doca_comch_producer_task_send *)base;

@@ -16,6 +16,8 @@
  * When progress reports nothing it sleeps on the PEs' notification handles
  * (at most --wait-ms, default 100: with a large value a lost wake-up shows
  * as a stall). --jitter: random pauses of up to 3 ms now and then.
+ * COMCH_BENCH_DIAG=1: when it answers "done", a line on stderr with its
+ * sleeps since the last one (how many, how long, how many over 5 ms).
  *
  * usage: fp_peer <server-name> echo|sink [--no-post] [--bufs N] [--size BYTES] [--wait-ms MS] [--jitter]
  */
@@ -47,6 +49,10 @@ struct peer {
 	struct doca_comch_consumer_task_post_recv **recv_tasks;
 	struct fp_waiter waiter;
 	int wait_ms;
+	/* COMCH_BENCH_DIAG=1: how long we slept, per "expect" round */
+	bool diag;
+	uint64_t sleeps, long_sleeps;
+	double slept;
 	bool jitter;
 };
 
@@ -275,6 +281,7 @@ int FP_PEER_MAIN(int argc, char **argv)
 	P.sink = strcmp(argv[2], "sink") == 0;
 	P.waiter.ep = -1;
 	P.wait_ms = 100;
+	P.diag = getenv("COMCH_BENCH_DIAG") != NULL && getenv("COMCH_BENCH_DIAG")[0] == '1';
 	srand((unsigned int)getpid());
 	P.nbufs = 64;
 	P.size = 65536;
@@ -322,8 +329,16 @@ int FP_PEER_MAIN(int argc, char **argv)
 		 * with fewer cores than busy threads we do not spin against
 		 * the very work we wait for. */
 		if (!busy && P.fp_up && P.waiter.ep >= 0) {
+			double z = P.diag ? fp_now() : 0;
+
 			fp_waiter_sleep(&P.waiter, P.wait_ms);
 			slept = true;
+			if (P.diag) {
+				z = fp_now() - z;
+				P.sleeps++;
+				P.slept += z;
+				P.long_sleeps += z > 0.005;
+			}
 		} else if (!busy)
 			sched_yield();
 		if (P.conn != NULL && !P.fp_up && fp_setup() != 0) {
@@ -349,6 +364,12 @@ int FP_PEER_MAIN(int argc, char **argv)
 		if (P.expect && !P.done_sent && P.received >= P.expect) {
 			P.done_sent = true;
 			send_ctrl("done");
+			if (P.diag)
+				fprintf(stderr, "fp_peer diag: %llu received, %llu sleeps (%.1f ms, %llu over 5 ms)\n",
+					(unsigned long long)P.received, (unsigned long long)P.sleeps, P.slept * 1e3,
+					(unsigned long long)P.long_sleeps);
+			P.sleeps = P.long_sleeps = 0;
+			P.slept = 0;
 		}
 		pump();
 		if (P.jitter && rand() % 2048 == 0)

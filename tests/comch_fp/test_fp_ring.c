@@ -463,6 +463,81 @@ static void test_shared_cpu(void **state)
 	free(r.base);
 }
 
+/* Publishing in batches (fastpath_ring.h): commits skip the fence and owe
+ * it; a request they did not see (the consumer armed while the tail store
+ * was on its way) is served by the fence, once; staged credits and
+ * consumed records reach the producer only when published. */
+static void test_batched_publication(void **state)
+{
+	struct region r;
+	struct sd_fp_msg m;
+	struct sd_fp_shm_hdr *h;
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	region_make(&r, 8, 256, 0);
+	region_map(&r);
+	h = r.base;
+	__atomic_store_n(&r.tx.evfd, fd, __ATOMIC_RELEASE);
+
+	/* Staged credits are not the producer's until published. */
+	for (int i = 0; i < 3; i++)
+		sd_fp_rx_stage_at(&r.rx, 256, SD_FP_NO_DST);
+	assert_true(sd_fp_rx_unpublished(&r.rx));
+	assert_int_equal(__atomic_load_n(&h->posted, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(send_one(&r, 16, 1, 0), DOCA_ERROR_AGAIN);
+	sd_fp_rx_publish(&r.rx);
+	assert_false(sd_fp_rx_unpublished(&r.rx));
+	assert_int_equal(__atomic_load_n(&h->posted, __ATOMIC_ACQUIRE), 3);
+
+	/* A commit owes a fence; the fence with no request signals nothing. */
+	assert_false(sd_fp_tx_fence_due(&r.tx));
+	assert_int_equal(send_one(&r, 16, 1, 0), DOCA_SUCCESS);
+	assert_true(sd_fp_tx_fence_due(&r.tx));
+	sd_fp_tx_fence(&r.tx);
+	assert_false(sd_fp_tx_fence_due(&r.tx));
+	assert_int_equal(signals(fd), 0);
+
+	/* The request raced the commit (stored after the commit looked): the
+	 * fence finds it and signals once, taking it. */
+	assert_int_equal(send_one(&r, 16, 2, 0), DOCA_SUCCESS);
+	__atomic_store_n(&h->wake, 1u, __ATOMIC_SEQ_CST);
+	sd_fp_tx_fence(&r.tx);
+	assert_int_equal(signals(fd), 1);
+	assert_int_equal(__atomic_load_n(&h->wake, __ATOMIC_SEQ_CST), 0);
+	sd_fp_tx_fence(&r.tx);
+	assert_int_equal(signals(fd), 0);
+
+	/* Under defer_wake the fence leaves it owed; the flush signals it. */
+	r.tx.defer_wake = true;
+	assert_int_equal(send_one(&r, 16, 3, 0), DOCA_SUCCESS);
+	__atomic_store_n(&h->wake, 1u, __ATOMIC_SEQ_CST);
+	sd_fp_tx_fence(&r.tx);
+	assert_int_equal(signals(fd), 0);
+	assert_true(sd_fp_tx_wake_owed(&r.tx));
+	sd_fp_tx_flush_wake(&r.tx);
+	assert_int_equal(signals(fd), 1);
+	assert_false(sd_fp_tx_wake_owed(&r.tx));
+	r.tx.defer_wake = false;
+
+	/* Consumed without publishing: head stays until the publish. */
+	for (uint8_t seed = 1; seed <= 3; seed++) {
+		assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 1);
+		assert_int_equal(m.payload[0], seed);
+		sd_fp_rx_consume(&r.rx);
+	}
+	assert_int_equal(sd_fp_rx_peek(&r.rx, &m), 0);
+	assert_int_equal(__atomic_load_n(&h->head, __ATOMIC_ACQUIRE), 0);
+	assert_true(sd_fp_rx_unpublished(&r.rx));
+	sd_fp_rx_publish(&r.rx);
+	assert_int_equal(__atomic_load_n(&h->head, __ATOMIC_ACQUIRE), r.rx.head);
+	assert_int_equal(r.rx.head, 3 * sd_fp_rec_size(16, 0));
+	assert_false(sd_fp_rx_unpublished(&r.rx));
+	close(fd);
+	free(r.base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_records),
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_shared_cpu),
+		cmocka_unit_test(test_batched_publication),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
