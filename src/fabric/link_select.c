@@ -255,6 +255,7 @@ static const struct sd_link_ops refuse_ops = {
 
 static const struct sd_link_ops *g_ops;
 static const struct sd_link_ops *g_sock_ops;
+static const struct sd_link_remote_ops *g_remote;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 #ifdef SD_HAVE_UCX
@@ -367,6 +368,11 @@ static void select_once(void)
 		/* The module is never unloaded: its thread and links live
 		 * until the process exits. */
 		g_ops = ops;
+		{
+			sd_link_ucx_remote_fn rf = (sd_link_ucx_remote_fn)dlsym(h, SD_LINK_UCX_REMOTE_ENTRY);
+
+			g_remote = rf != NULL ? rf() : NULL;
+		}
 		SD_LOG_INFO("link transport: UCX, %s (authenticated with SOFTDOCA_LINK_SECRET_FILE)", url.text);
 	}
 #endif
@@ -377,4 +383,31 @@ const struct sd_link_ops *sd_link_select(const struct sd_link_ops *socket_ops)
 	g_sock_ops = socket_ops;
 	pthread_once(&g_once, select_once);
 	return g_ops;
+}
+
+/* Remote memory follows the transport. sd_fabric_transport (link_socket.c)
+ * is what hands us the socket ops; where it is not linked in (the unit tests
+ * of this file) the selection must already have been made. */
+extern const struct sd_link_ops *sd_fabric_transport(void) __attribute__((weak));
+
+doca_error_t sd_link_remote(const struct sd_link_remote_ops **ops)
+{
+	if (ops == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*ops = NULL;
+	if (sd_fabric_transport != NULL)
+		(void)sd_fabric_transport();
+	else
+		pthread_once(&g_once, select_once);
+	if (g_ops == g_sock_ops)
+		return DOCA_SUCCESS;
+	if (g_ops == &refuse_ops)
+		return refuse();
+	if (g_remote == NULL) {
+		SD_LOG_ERR("SOFTDOCA_LINK: the UCX link module carries no remote memory (a module of another "
+			   "softdoca build?)");
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	*ops = g_remote;
+	return DOCA_SUCCESS;
 }

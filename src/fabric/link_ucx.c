@@ -43,6 +43,11 @@
  * restarted server binds despite TIME_WAIT). The transports are the
  * user's choice (UCX_TLS); between namespaces of one machine use tcp.
  *
+ * Remote memory (SOFTDOCA_LINK and doca_mmap_export_pci): connections of
+ * another role on the same worker and thread, through the same handshake;
+ * the messages and their checks are in remote_ucx.c (seam: link_ucx_int.h).
+ * An exporter listens for them on a second, ephemeral listener.
+ *
  * Not handled: fork (the child has no progress thread; it must not use
  * links its parent opened).
  */
@@ -66,6 +71,7 @@
 #include "sd_env.h"
 #include "sd_link_ucx.h"
 #include "sd_log.h"
+#include "link_ucx_int.h"
 
 SD_LOG_REGISTER(FABRIC);
 
@@ -117,11 +123,22 @@ struct rxf {
 
 struct ulink;
 
+enum role {
+	ROLE_COMCH,     /* frames of a Comch link */
+	ROLE_RM_SERVER, /* exporter: an importer reaching its memory */
+	ROLE_RM_CLIENT, /* importer */
+};
+
 /* One UCX endpoint and what goes over it; owned and freed by the thread. */
 struct uconn {
 	struct uconn *next;
 	ucp_ep_h ep;
 	bool server;
+	enum role role;
+	void *rm; /* remote_ucx.c's: the import (client) or the session (server, freed with us) */
+	struct sockaddr_storage sa; /* client: where to connect (salen 0: SOFTDOCA_LINK) */
+	socklen_t salen;
+	size_t pending; /* payload bytes queued or in flight */
 	bool started; /* client: endpoint made */
 	enum phase phase;
 	struct sd_auth auth;
@@ -143,7 +160,7 @@ struct uconn {
 	bool closing;
 	ucs_status_ptr_t close_req;
 	bool closed;
-	unsigned int held; /* callers waiting for closed: not to be freed */
+	unsigned int held; /* callers waiting for closed, an importer holding it: not to be freed */
 	bool done; /* client: connect has its answer in result */
 	doca_error_t result;
 	uint64_t born_ns, last_rx_ns, last_tx_ns;
@@ -177,6 +194,12 @@ static struct {
 	ucp_listener_h lsn;
 	bool lsn_req, lsn_done;
 	doca_error_t lsn_err;
+	/* remote memory: the exporter's listener */
+	ucp_listener_h xlsn;
+	bool xlsn_req, xlsn_done;
+	doca_error_t xlsn_err;
+	struct sockaddr_storage xsa;
+	socklen_t xsalen;
 	bool card_set;
 	uint32_t card;
 	bool stop; /* process exit: the thread returns */
@@ -229,6 +252,8 @@ static void conn_fail(struct uconn *c, doca_error_t err)
 		return;
 	c->failed = true;
 	c->fail_err = err;
+	if (c->role != ROLE_COMCH)
+		sd_ucx_rm_failed(c, c->server, err);
 	if (!c->server && !c->done) {
 		c->done = true;
 		c->result = err;
@@ -257,6 +282,7 @@ static bool queue_msg(struct uconn *c, uint32_t kind, uint32_t arg, const void *
 		memcpy(t->data, a, alen);
 	if (blen)
 		memcpy(t->data + alen, b, blen);
+	c->pending += t->len;
 	if (c->tx_tail != NULL)
 		c->tx_tail->next = t;
 	else
@@ -271,6 +297,7 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
 
 	pthread_mutex_lock(&g.mu);
 	t->c->inflight--;
+	t->c->pending -= t->len;
 	if (status != UCS_OK && status != UCS_ERR_CANCELED && !t->c->failed) {
 		SD_LOG_DBG("UCX link to %s: send failed: %s", t->c->peer, ucs_status_string(status));
 		conn_fail(t->c, DOCA_ERROR_CONNECTION_RESET);
@@ -298,9 +325,11 @@ static void post_queued(struct uconn *c, uint64_t now)
 		c->last_tx_ns = now;
 		r = ucp_am_send_nbx(c->ep, UCX_AM_ID, &t->hdr, sizeof(t->hdr), t->data, t->len, &rp);
 		if (r == NULL) {
+			c->pending -= t->len;
 			free(t);
 		} else if (UCS_PTR_IS_ERR(r)) {
 			SD_LOG_DBG("UCX link to %s: send failed: %s", c->peer, ucs_status_string(UCS_PTR_STATUS(r)));
+			c->pending -= t->len;
 			free(t);
 			conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
 		} else {
@@ -316,6 +345,7 @@ static void free_queues(struct uconn *c)
 
 	while ((t = c->tx_head) != NULL) {
 		c->tx_head = t->next;
+		c->pending -= t->len;
 		free(t);
 	}
 	c->tx_tail = NULL;
@@ -445,10 +475,10 @@ static void on_result(struct uconn *c, const void *data, size_t len)
 		return;
 	}
 	if (r.error == DOCA_ERROR_NOT_PERMITTED)
-		SD_LOG_ERR("UCX link: authentication failed: %s (pid %u) refused this side: %s", g.url.text,
+		SD_LOG_ERR("UCX link: authentication failed: %s (pid %u) refused this side: %s", c->peer,
 			   (unsigned)c->auth.peer_pid, r.reason);
 	else
-		SD_LOG_DBG("UCX link: %s refused the connection: %s", g.url.text, r.reason);
+		SD_LOG_DBG("UCX link: %s refused the connection: %s", c->peer, r.reason);
 	conn_fail(c, r.error == DOCA_ERROR_NOT_PERMITTED ? DOCA_ERROR_NOT_PERMITTED
 			 : r.error == DOCA_SUCCESS	      ? DOCA_ERROR_CONNECTION_RESET
 							      : DOCA_ERROR_NOT_FOUND);
@@ -468,8 +498,9 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 	case LK_HELLO:
 		if (!c->server || c->phase != PH_WAIT_HELLO)
 			break;
-		err = sd_auth_server_challenge(&c->auth, g.secret, g.secret_len, g.card, data, len, &out.ch, why,
-					       sizeof(why));
+		err = sd_auth_server_challenge(&c->auth, g.secret, g.secret_len,
+					       c->role == ROLE_RM_SERVER ? sd_ucx_rm_hello_card(data, len) : g.card,
+					       data, len, &out.ch, why, sizeof(why));
 		if (err != DOCA_SUCCESS) {
 			SD_LOG_ERR("UCX link: connection from %s (pid %u) refused: %s", c->peer,
 				   (unsigned)c->auth.peer_pid, why);
@@ -484,7 +515,7 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 			break;
 		err = sd_auth_client_proof(&c->auth, data, len, &c->addr, &out.pr, why, sizeof(why));
 		if (err != DOCA_SUCCESS) {
-			SD_LOG_ERR("UCX link: authentication failed: %s (pid %u): %s", g.url.text,
+			SD_LOG_ERR("UCX link: authentication failed: %s (pid %u): %s", c->peer,
 				   (unsigned)c->auth.peer_pid, why);
 			refuse_conn(c, err == DOCA_ERROR_NOT_PERMITTED ? err : DOCA_ERROR_NOT_PERMITTED, why);
 			return;
@@ -502,6 +533,15 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 			refuse_conn(c, DOCA_ERROR_NOT_PERMITTED, why);
 			return;
 		}
+		if (c->role == ROLE_RM_SERVER) {
+			/* what it may reach is decided per export, at RM_OPEN */
+			c->addr = addr;
+			c->phase = PH_OPEN;
+			send_result(c, DOCA_SUCCESS, "ok");
+			SD_LOG_DBG("UCX link: peer %s (pid %u) authenticated for remote memory", c->peer,
+				   (unsigned)c->auth.peer_pid);
+			return;
+		}
 		server_open(c, &addr);
 		return;
 	case LK_RESULT:
@@ -509,13 +549,22 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 			break;
 		on_result(c, data, len);
 		return;
+	case LK_RM_OPEN:
+	case LK_RM_GRANT:
+	case LK_RM_READ:
+	case LK_RM_WRITE:
+	case LK_RM_DONE:
+		if (c->phase != PH_OPEN || c->role == ROLE_COMCH)
+			break;
+		sd_ucx_rm_message(c, c->server, h->kind, h->arg, data, len);
+		return;
 	case LK_FRAME:
-		if (c->phase != PH_OPEN)
+		if (c->phase != PH_OPEN || c->role != ROLE_COMCH)
 			break;
 		on_frame(c, data, len);
 		return;
 	case LK_CREDIT:
-		if (c->phase != PH_OPEN || len != 0)
+		if (c->phase != PH_OPEN || len != 0 || c->role != ROLE_COMCH)
 			break;
 		c->tx_credit += h->arg;
 		if (c->tx_credit > UCX_WINDOW)
@@ -614,6 +663,7 @@ static struct uconn *uconn_new(bool server)
 	return c;
 }
 
+/* arg: NULL for the Comch listener, non-NULL for remote memory's. */
 static void on_conn_request(ucp_conn_request_h req, void *arg)
 {
 	ucp_conn_request_attr_t attr;
@@ -622,7 +672,6 @@ static void on_conn_request(ucp_conn_request_h req, void *arg)
 	ucs_status_t st;
 	unsigned int unopened = 0;
 
-	(void)arg;
 	pthread_mutex_lock(&g.mu);
 	for (x = g.conns; x != NULL; x = x->next)
 		if (x->server && x->phase != PH_OPEN && !x->closed)
@@ -630,10 +679,11 @@ static void on_conn_request(ucp_conn_request_h req, void *arg)
 	c = unopened < UCX_MAX_UNOPENED ? uconn_new(true) : NULL;
 	if (c == NULL) {
 		SD_LOG_WARN("UCX link: %u connections are still authenticating: refusing another", unopened);
-		ucp_listener_reject(g.lsn, req);
+		ucp_listener_reject(arg != NULL ? g.xlsn : g.lsn, req);
 		pthread_mutex_unlock(&g.mu);
 		return;
 	}
+	c->role = arg != NULL ? ROLE_RM_SERVER : ROLE_COMCH;
 	snprintf(c->peer, sizeof(c->peer), "?");
 	attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
 	if (ucp_conn_request_query(req, &attr) == UCS_OK)
@@ -696,6 +746,47 @@ out:
 	pthread_cond_broadcast(&g.cv);
 }
 
+/* The exporter's listener: the address was chosen by the caller
+ * (sd_ucx_rm_listen), the port by the kernel. */
+static void make_rm_listener(void)
+{
+	ucp_listener_params_t lp;
+	ucp_listener_attr_t la;
+	ucs_status_t st;
+	char text[SD_LINK_HOST_MAX + 32];
+
+	if (g.xlsn == NULL) {
+		memset(&lp, 0, sizeof(lp));
+		lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+		lp.sockaddr.addr = (const struct sockaddr *)&g.xsa;
+		lp.sockaddr.addrlen = g.xsalen;
+		lp.conn_handler.cb = on_conn_request;
+		lp.conn_handler.arg = &g.xlsn;
+		st = ucp_listener_create(g.worker, &lp, &g.xlsn);
+		if (st == UCS_OK) {
+			la.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+			st = ucp_listener_query(g.xlsn, &la);
+			if (st == UCS_OK && la.sockaddr.ss_family == g.xsa.ss_family) {
+				memcpy(&g.xsa, &la.sockaddr, g.xsalen);
+			} else {
+				ucp_listener_destroy(g.xlsn);
+				g.xlsn = NULL;
+			}
+		}
+		sockaddr_text(&g.xsa, text, sizeof(text));
+		if (g.xlsn == NULL) {
+			SD_LOG_ERR("UCX link: cannot listen for remote memory on %s: %s", text, ucs_status_string(st));
+			g.xlsn_err = DOCA_ERROR_IO_FAILED;
+		} else {
+			SD_LOG_INFO("UCX link: serving exported memory on %s", text);
+			g.xlsn_err = DOCA_SUCCESS;
+		}
+	}
+	g.xlsn_req = false;
+	g.xlsn_done = true;
+	pthread_cond_broadcast(&g.cv);
+}
+
 static void start_client(struct uconn *c)
 {
 	struct sd_auth_hello h;
@@ -711,15 +802,15 @@ static void start_client(struct uconn *c)
 	ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
 			UCP_EP_PARAM_FIELD_ERR_HANDLER;
 	ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-	ep.sockaddr.addr = (const struct sockaddr *)&g.url.sa;
-	ep.sockaddr.addrlen = g.url.salen;
+	ep.sockaddr.addr = (const struct sockaddr *)(c->salen != 0 ? &c->sa : &g.url.sa);
+	ep.sockaddr.addrlen = c->salen != 0 ? c->salen : g.url.salen;
 	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	ep.err_handler.cb = ep_error;
 	ep.err_handler.arg = c;
 	st = ucp_ep_create(g.worker, &ep, &c->ep);
 	if (st != UCS_OK) {
 		c->ep = NULL;
-		SD_LOG_DBG("UCX link: cannot connect to %s: %s", g.url.text, ucs_status_string(st));
+		SD_LOG_DBG("UCX link: cannot connect to %s: %s", c->peer, ucs_status_string(st));
 		conn_fail(c, DOCA_ERROR_NOT_FOUND);
 		return;
 	}
@@ -799,6 +890,8 @@ static void service(void)
 
 	if (g.lsn_req)
 		make_listener();
+	if (g.xlsn_req)
+		make_rm_listener();
 	while ((c = g.newc) != NULL) {
 		g.newc = c->next;
 		c->next = g.conns;
@@ -808,9 +901,12 @@ static void service(void)
 	for (c = g.conns; c != NULL; c = c->next)
 		service_conn(c, now);
 	for (pp = &g.conns; (c = *pp) != NULL;) {
-		if (c->closed && c->link == NULL && c->queued_on == NULL && c->inflight == 0 && c->held == 0) {
+		if (c->closed && c->link == NULL && c->queued_on == NULL && c->inflight == 0 && c->held == 0 &&
+		    (c->server || c->rm == NULL)) {
 			*pp = c->next;
 			free_queues(c);
+			if (c->server)
+				free(c->rm);
 			free(c);
 			continue;
 		}
@@ -1037,13 +1133,18 @@ static void ucx_fini(void)
 		/* What a link of the program (or a caller inside connect or
 		 * close) still names stays, failed and closed. */
 		while ((c = *pp) != NULL) {
+			if (!c->failed && c->role != ROLE_COMCH)
+				sd_ucx_rm_failed(c, c->server, DOCA_ERROR_CONNECTION_RESET);
 			c->failed = true;
 			c->fail_err = DOCA_ERROR_CONNECTION_RESET;
 			c->closed = true;
 			c->done = true;
 			free_queues(c);
-			if (c->link == NULL && c->held == 0 && c->inflight == 0 && c->queued_on == NULL) {
+			if (c->link == NULL && c->held == 0 && c->inflight == 0 && c->queued_on == NULL &&
+			    (c->server || c->rm == NULL)) {
 				*pp = c->next;
+				if (c->server)
+					free(c->rm);
 				free(c);
 				continue;
 			}
@@ -1055,6 +1156,9 @@ static void ucx_fini(void)
 	if (g.lsn != NULL)
 		ucp_listener_destroy(g.lsn);
 	g.lsn = NULL;
+	if (g.xlsn != NULL)
+		ucp_listener_destroy(g.xlsn);
+	g.xlsn = NULL;
 	ucp_worker_destroy(g.worker);
 	g.worker = NULL;
 	ucp_cleanup(g.ctx);
@@ -1283,8 +1387,8 @@ static doca_error_t ucx_send(struct sd_link *link, uint16_t type, const void *bo
 	if (fd >= 0) {
 		if (!l->fd_warned)
 			SD_LOG_ERR("UCX link to pid %d: a %s frame carries a file descriptor, which cannot cross a "
-				   "network: the Comch fast path (producer/consumer) and remote memory are not "
-				   "supported over UCX yet", (int)link->peer_pid, sd_frame_type_name(type));
+				   "network: the Comch fast path (producer/consumer) is not supported over UCX yet",
+				   (int)link->peer_pid, sd_frame_type_name(type));
 		l->fd_warned = true;
 		err = DOCA_ERROR_NOT_SUPPORTED;
 		goto out;
@@ -1428,6 +1532,221 @@ static void ucx_destroy(struct sd_link *link)
 	ucx_close(link);
 	pthread_mutex_destroy(&link->lock);
 	free(link);
+}
+
+/* ---- the seam to remote_ucx.c (link_ucx_int.h) ----------------------------- */
+
+void sd_ucx_lock(void)
+{
+	pthread_mutex_lock(&g.mu);
+}
+
+void sd_ucx_unlock(void)
+{
+	pthread_mutex_unlock(&g.mu);
+}
+
+bool sd_ucx_wait(bool *flag, uint64_t deadline)
+{
+	return wait_until(flag, deadline);
+}
+
+bool sd_ucx_wait_once(uint64_t deadline)
+{
+	struct timespec ts;
+
+	if (now_ns() >= deadline)
+		return false;
+	ts.tv_sec = (time_t)(deadline / 1000000000ull);
+	ts.tv_nsec = (long)(deadline % 1000000000ull);
+	pthread_cond_timedwait(&g.cv, &g.mu, &ts);
+	return true;
+}
+
+void sd_ucx_broadcast(void)
+{
+	pthread_cond_broadcast(&g.cv);
+}
+
+uint64_t sd_ucx_now(void)
+{
+	return now_ns();
+}
+
+uint64_t sd_ucx_timeout_ns(void)
+{
+	return g.timeout_ns;
+}
+
+bool sd_ucx_send(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
+		 size_t blen)
+{
+	if (c->failed || c->closing || g.gone)
+		return false;
+	if (!queue_msg(c, kind, arg, a, alen, b, blen))
+		return false;
+	wake_thread();
+	return true;
+}
+
+size_t sd_ucx_pending(const struct uconn *c)
+{
+	return c->pending;
+}
+
+void sd_ucx_drop(struct uconn *c, doca_error_t err)
+{
+	conn_fail(c, err);
+	wake_thread();
+}
+
+bool sd_ucx_failed(const struct uconn *c, doca_error_t *err)
+{
+	if (c->failed && err != NULL)
+		*err = c->fail_err;
+	return c->failed || g.gone;
+}
+
+const char *sd_ucx_peer(const struct uconn *c)
+{
+	return c->peer;
+}
+
+unsigned int sd_ucx_peer_pid(const struct uconn *c)
+{
+	return (unsigned int)c->auth.peer_pid;
+}
+
+uint32_t sd_ucx_card(const struct uconn *c)
+{
+	return c->auth.card;
+}
+
+void *sd_ucx_rm(const struct uconn *c)
+{
+	return c->rm;
+}
+
+void sd_ucx_set_rm(struct uconn *c, void *rm)
+{
+	c->rm = rm;
+}
+
+/* The local address a packet to the SOFTDOCA_LINK peer leaves from: the
+ * one the peer can reach us at (connect() on a UDP socket sends nothing). */
+static doca_error_t route_source(struct sockaddr_storage *out, socklen_t *outlen)
+{
+	socklen_t len = sizeof(*out);
+	int fd, e;
+
+	fd = socket(g.url.sa.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	if (connect(fd, (const struct sockaddr *)&g.url.sa, g.url.salen) != 0 ||
+	    getsockname(fd, (struct sockaddr *)out, &len) != 0) {
+		e = errno;
+		close(fd);
+		SD_LOG_ERR("UCX link: no route to %s to serve exported memory from: %s", g.url.text, strerror(e));
+		return DOCA_ERROR_IO_FAILED;
+	}
+	close(fd);
+	if (out->ss_family == AF_INET)
+		((struct sockaddr_in *)out)->sin_port = 0;
+	else if (out->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)out)->sin6_port = 0;
+	else
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*outlen = len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_ucx_rm_listen(struct sockaddr_storage *sa, socklen_t *salen)
+{
+	doca_error_t err;
+
+	if (g.gone)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (g.xlsn == NULL) {
+		if (!g.xlsn_req) {
+			err = route_source(&g.xsa, &g.xsalen);
+			if (err != DOCA_SUCCESS)
+				return err;
+			g.xlsn_done = false;
+			g.xlsn_req = true;
+			wake_thread();
+		}
+		if (!wait_until(&g.xlsn_done, now_ns() + 5000000000ull)) {
+			SD_LOG_ERR("UCX link: the UCX thread did not answer");
+			return DOCA_ERROR_TIME_OUT;
+		}
+		if (g.xlsn == NULL)
+			return g.xlsn_err;
+	}
+	*sa = g.xsa;
+	*salen = g.xsalen;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_ucx_rm_connect(const struct sockaddr_storage *sa, socklen_t salen, uint32_t card, const char *pci,
+			       struct uconn **out)
+{
+	struct uconn *c;
+	doca_error_t err;
+
+	if (g.gone)
+		return DOCA_ERROR_NOT_CONNECTED;
+	if (salen == 0 || salen > sizeof(c->sa))
+		return DOCA_ERROR_INVALID_VALUE;
+	c = uconn_new(false);
+	if (c == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	c->role = ROLE_RM_CLIENT;
+	memcpy(&c->sa, sa, salen);
+	c->salen = salen;
+	c->addr.card = card;
+	snprintf(c->addr.pci, sizeof(c->addr.pci), "%s", pci);
+	snprintf(c->addr.name, sizeof(c->addr.name), "softdoca remote memory");
+	sockaddr_text(&c->sa, c->peer, sizeof(c->peer));
+	c->next = g.newc;
+	g.newc = c;
+	wake_thread();
+	/* held: a connection that fails meanwhile is freed by the thread
+	 * once closed unless somebody still waits for its answer */
+	c->held++;
+	if (!wait_until(&c->done, now_ns() + g.timeout_ns + 1000000000ull)) {
+		SD_LOG_DBG("UCX link: no answer from %s within %llu ms", c->peer,
+			   (unsigned long long)(g.timeout_ns / 1000000));
+		c->result = DOCA_ERROR_NOT_FOUND;
+	}
+	c->held--;
+	err = c->result;
+	if (err == DOCA_SUCCESS && c->failed)
+		err = c->fail_err;
+	/* dropped before the server said a word: nobody listens there */
+	if (err == DOCA_ERROR_CONNECTION_RESET && c->phase == PH_CONNECTING)
+		err = DOCA_ERROR_NOT_FOUND;
+	if (err != DOCA_SUCCESS) {
+		c->want_close = true;
+		c->close_deadline = now_ns();
+		wake_thread();
+		return err;
+	}
+	c->held++; /* the caller's, until sd_ucx_rm_close */
+	*out = c;
+	return DOCA_SUCCESS;
+}
+
+void sd_ucx_rm_close(struct uconn *c)
+{
+	if (c == NULL)
+		return;
+	c->held--;
+	c->rm = NULL;
+	if (!c->failed && c->phase == PH_OPEN && !g.gone)
+		queue_msg(c, LK_CLOSE, 0, NULL, 0, NULL, 0);
+	c->want_close = true;
+	c->close_deadline = now_ns() + UCX_CLOSE_FLUSH_NS;
+	wake_thread();
 }
 
 static const struct sd_link_ops ucx_ops = {

@@ -40,6 +40,12 @@
  * before moving a byte, so a revoked export or a recycled pid fails cleanly.
  * None of this stops a hostile process of the same user: it could ptrace the
  * exporter anyway.
+ *
+ * Across a network (SOFTDOCA_LINK=ucx://): none of the above can reach the
+ * other machine, so export, import and every access go to the UCX module
+ * (sd_link_remote(), sd_link_ucx.h; the protocol is in remote_ucx.c). This
+ * file keeps what both kinds share: the argument checks, the descriptor's
+ * layout checks, card and side, range and rights before any byte moves.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,6 +67,7 @@
 #include <doca_types.h>
 
 #include "sd_env.h"
+#include "sd_link_ucx.h"
 #include "sd_log.h"
 #include "sd_pages.h"
 #include "sd_remote.h"
@@ -106,8 +113,10 @@ enum mech {
 };
 
 struct sd_remote {
-	struct sd_remote_desc desc;
+	struct sd_remote_desc desc; /* across the network: filled from the sd_remote_ndesc */
 	enum mech mech;
+	const struct sd_link_remote_ops *link; /* across the network, else NULL */
+	void *link_handle;
 	int mem_fd;        /* /proc/<pid>/mem for MECH_PROC_MEM, else -1 */
 	uint8_t *shm;      /* the export's moved pages mapped here, or NULL */
 	uint64_t shm_addr; /* their exporter address */
@@ -117,6 +126,60 @@ struct sd_remote {
 uint64_t sd_remote_desc_checksum(const struct sd_remote_desc *d)
 {
 	return sd_fnv1a(d, offsetof(struct sd_remote_desc, checksum));
+}
+
+uint64_t sd_remote_ndesc_checksum(const struct sd_remote_ndesc *d)
+{
+	return sd_fnv1a(d, offsetof(struct sd_remote_ndesc, checksum));
+}
+
+/* The remote memory of SOFTDOCA_LINK: SUCCESS with *ops NULL for the local
+ * one (also where remote_mem.c is built without the link). */
+static doca_error_t link_remote(const struct sd_link_remote_ops **ops)
+{
+	*ops = NULL;
+	if (sd_link_remote == NULL)
+		return DOCA_SUCCESS;
+	return sd_link_remote(ops);
+}
+
+/* An export across the network: the allocation sd_remote_export hands out
+ * starts with the descriptor, as the local export_block does; the magic
+ * tells sd_remote_export_free which one it holds. */
+struct net_export {
+	struct sd_remote_ndesc desc;
+	const struct sd_link_remote_ops *link;
+};
+
+/* Across the network, when SOFTDOCA_LINK says so: AGAIN means the local
+ * fabric (no link set), anything else is the export's outcome. */
+static doca_error_t export_net(void *addr, size_t len, uint32_t access, uint32_t card, enum sd_side side,
+			       const char *pci, void **desc, size_t *desc_len)
+{
+	const struct sd_link_remote_ops *link;
+	struct net_export *x;
+	doca_error_t err;
+
+	err = link_remote(&link);
+	if (err != DOCA_SUCCESS) {
+		SD_LOG_ERR("export: SOFTDOCA_LINK is set but unusable: not exported");
+		return err;
+	}
+	if (link == NULL)
+		return DOCA_ERROR_AGAIN;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	err = link->export_mem(addr, len, access, card, (uint8_t)side, pci, &x->desc);
+	if (err != DOCA_SUCCESS) {
+		free(x);
+		return err;
+	}
+	x->desc.checksum = sd_remote_ndesc_checksum(&x->desc);
+	x->link = link;
+	*desc = x;
+	*desc_len = SD_REMOTE_NDESC_SIZE;
+	return DOCA_SUCCESS;
 }
 
 static int yama_scope(void)
@@ -202,6 +265,9 @@ doca_error_t sd_remote_export(void *addr, size_t len, uint32_t access, uint32_t 
 		SD_LOG_ERR("export: '%s' is not a PCI address", pci_addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	err = export_net(addr, len, access, card, side, pci, desc, desc_len);
+	if (err != DOCA_ERROR_AGAIN)
+		return err;
 	err = sd_proc_identity(getpid(), &start, NULL);
 	if (err != DOCA_SUCCESS) {
 		SD_LOG_ERR("export: cannot read this process's start time from /proc");
@@ -261,6 +327,14 @@ void sd_remote_export_free(void *desc)
 
 	if (b == NULL)
 		return;
+	if (b->desc.magic == SD_REMOTE_NDESC_MAGIC) {
+		struct net_export *x = desc;
+
+		x->link->unexport(x->desc.id);
+		memset(x, 0, sizeof(*x));
+		free(x);
+		return;
+	}
 	__atomic_store_n(&b->rec.state, REC_REVOKED, __ATOMIC_RELEASE);
 	sd_pages_put(b->moved);
 	free(b);
@@ -635,10 +709,108 @@ out:
 	close(fd);
 }
 
+/* A network descriptor: layout, card and side, as desc_check does for the
+ * local one; the exporter checks id, token and rights again. */
+static doca_error_t ndesc_check(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
+				struct sd_remote_ndesc *d)
+{
+	static const uint8_t zero[16];
+	const char *why = NULL;
+
+	memset(d, 0, sizeof(*d));
+	memcpy(d, desc, desc_len < sizeof(*d) ? desc_len : sizeof(*d));
+	if (d->version != SD_REMOTE_NDESC_VERSION) {
+		SD_LOG_ERR("import: network descriptor version %u, this library reads version %u", d->version,
+			   SD_REMOTE_NDESC_VERSION);
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	if (desc_len != SD_REMOTE_NDESC_SIZE || d->size != SD_REMOTE_NDESC_SIZE) {
+		SD_LOG_ERR("import: network descriptor of %zu bytes (header says %u), %u expected: truncated or padded",
+			   desc_len, d->size, SD_REMOTE_NDESC_SIZE);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->checksum != sd_remote_ndesc_checksum(d)) {
+		SD_LOG_ERR("import: descriptor corrupted (checksum mismatch)");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->side != SD_SIDE_HOST && d->side != SD_SIDE_DPU)
+		why = "side";
+	else if (d->reserved != 0)
+		why = "reserved bytes";
+	else if ((d->access & ~ACCESS_KNOWN) || !(d->access & ACCESS_PCI))
+		why = "access";
+	else if (d->len == 0 || d->addr == 0 || d->addr > (uint64_t)INT64_MAX - d->len)
+		why = "range";
+	else if ((d->family != 4 && d->family != 6) || d->port == 0 ||
+		 (d->family == 4 && memcmp(d->ip + 4, zero, 12) != 0))
+		why = "listener address";
+	else if (!sd_pci_plausible(d->pci, sizeof(d->pci)))
+		why = "PCI address";
+	if (why != NULL) {
+		SD_LOG_ERR("import: malformed network descriptor (%s)", why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->card != my_card) {
+		SD_LOG_ERR("import: descriptor exported on card %u, this device is on card %u", d->card, my_card);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (d->side == my_side) {
+		SD_LOG_ERR("import: descriptor exported by the %s side: only the other side of the card may import it",
+			   d->side == SD_SIDE_HOST ? "host" : "dpu");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t import_net(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
+			       struct sd_remote **out)
+{
+	const struct sd_link_remote_ops *link;
+	struct sd_remote_ndesc d;
+	struct sd_remote *r;
+	doca_error_t err;
+
+	err = ndesc_check(desc, desc_len, my_card, my_side, &d);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = link_remote(&link);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (link == NULL) {
+		SD_LOG_ERR("import: the descriptor names an export across the network (process %u, %s): set "
+			   "SOFTDOCA_LINK and SOFTDOCA_LINK_SECRET_FILE as on the exporter's side",
+			   d.pid, d.pci);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r->mem_fd = -1;
+	r->link = link;
+	r->desc.magic = SD_REMOTE_DESC_MAGIC;
+	r->desc.card = d.card;
+	r->desc.side = d.side;
+	r->desc.access = d.access;
+	r->desc.pid = d.pid;
+	r->desc.addr = d.addr;
+	r->desc.len = d.len;
+	memcpy(r->desc.pci, d.pci, sizeof(r->desc.pci));
+	err = link->import(&d, (uint8_t)my_side, &r->link_handle);
+	if (err != DOCA_SUCCESS) {
+		free(r);
+		return err;
+	}
+	SD_LOG_DBG("imported %" PRIu64 " bytes at 0x%" PRIx64 " of process %u (%s, card %u) across the network",
+		   d.len, d.addr, d.pid, d.pci, d.card);
+	*out = r;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
 			      struct sd_remote **out)
 {
 	struct sd_remote_record rec = {0};
+	uint32_t magic = 0;
 	struct sd_remote_desc d;
 	struct sd_remote *r;
 	uint64_t start;
@@ -650,6 +822,10 @@ doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_car
 		SD_LOG_ERR("import: NULL descriptor/output or bad side");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (desc_len >= sizeof(magic))
+		memcpy(&magic, desc, sizeof(magic));
+	if (magic == SD_REMOTE_NDESC_MAGIC)
+		return import_net(desc, desc_len, my_card, my_side, out);
 	err = desc_check(desc, desc_len, &d);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -718,6 +894,8 @@ void sd_remote_release(struct sd_remote *r)
 {
 	if (r == NULL)
 		return;
+	if (r->link != NULL)
+		r->link->release(r->link_handle);
 	if (r->mem_fd >= 0)
 		close(r->mem_fd);
 	if (r->shm != NULL)
@@ -781,6 +959,8 @@ const char *sd_remote_mechanism(const struct sd_remote *r)
 {
 	if (r == NULL)
 		return "none";
+	if (r->link != NULL)
+		return "ucx";
 	if (r->shm != NULL)
 		return r->mech == MECH_PROC_MEM ? "shared+proc_mem" : "shared+process_vm";
 	return r->mech == MECH_PROC_MEM ? "proc_mem" : "process_vm";
@@ -843,6 +1023,9 @@ static doca_error_t remote_rw(struct sd_remote *r, bool write, uint64_t raddr, v
 		SD_LOG_ERR("%s: the export does not allow it (access 0x%x)", op, r->desc.access);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
+	if (r->link != NULL)
+		return write ? r->link->write(r->link_handle, raddr, local, len)
+			     : r->link->read(r->link_handle, raddr, local, len);
 	if (r->shm != NULL) {
 		s_lo = raddr > r->shm_addr ? raddr : r->shm_addr;
 		s_hi = raddr + len < r->shm_addr + r->shm_len ? raddr + len : r->shm_addr + r->shm_len;

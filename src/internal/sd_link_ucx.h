@@ -27,8 +27,13 @@
  * secret never travels and is never logged; MACs are compared in constant
  * time. pid fields are the peer's claim, for logs only.
  *
+ * Remote memory (doca_mmap_export_pci / doca_mmap_create_from_export with
+ * SOFTDOCA_LINK set): served by the exporter's UCX thread on a second,
+ * ephemeral listener, reached through the same handshake; see struct
+ * sd_link_remote_ops below and src/fabric/remote_ucx.c.
+ *
  * Threading: parsing and the handshake functions are pure (no global
- * state); sd_link_select is thread-safe.
+ * state); sd_link_select and sd_link_remote are thread-safe.
  */
 #ifndef SD_LINK_UCX_H_
 #define SD_LINK_UCX_H_
@@ -145,5 +150,44 @@ doca_error_t sd_auth_server_verify(struct sd_auth *a, const void *msg, size_t le
 #define SD_LINK_UCX_ENTRY "priv_doca_sd_link_ucx_init"
 typedef const struct sd_link_ops *(*sd_link_ucx_init_fn)(const struct sd_link_url *url, const uint8_t *secret,
 							 size_t secret_len, doca_error_t *err);
+
+/* ---- remote memory across the link --------------------------------------- */
+
+/*
+ * What remote_mem.c asks of the module when SOFTDOCA_LINK=ucx:// is set
+ * (protocol, security and time bounds in src/fabric/remote_ucx.c). Each
+ * call is checked there again; remote_mem.c checks the descriptor's layout,
+ * card and side first. Thread-safe; read/write block the caller until the
+ * bytes moved or failed (bounded by SOFTDOCA_LINK_TIMEOUT_MS + 1 s without
+ * progress); an import is used as sd_remote.h says (no read/write
+ * concurrent with release).
+ */
+struct sd_remote_ndesc;
+
+struct sd_link_remote_ops {
+	/* Serve [addr, addr+len) as (card, side, pci) and fill *d. */
+	doca_error_t (*export_mem)(void *addr, size_t len, uint32_t access, uint32_t card, uint8_t side,
+				   const char *pci, struct sd_remote_ndesc *d);
+	/* Revoke an export (later opens and accesses fail NOT_FOUND). */
+	void (*unexport)(uint64_t id);
+	/* Connect to the exporter d names, authenticate, open the export. */
+	doca_error_t (*import)(const struct sd_remote_ndesc *d, uint8_t my_side, void **handle);
+	doca_error_t (*read)(void *handle, uint64_t raddr, void *local, size_t len);
+	doca_error_t (*write)(void *handle, uint64_t raddr, const void *local, size_t len);
+	void (*release)(void *handle);
+};
+
+/* The module's second entry point (dlsym). */
+#define SD_LINK_UCX_REMOTE_ENTRY "priv_doca_sd_link_ucx_remote"
+typedef const struct sd_link_remote_ops *(*sd_link_ucx_remote_fn)(void);
+
+/*
+ * Which remote memory the process uses (link_select.c; selects the
+ * transport first if nothing did yet): SUCCESS with *ops NULL for the local
+ * mechanism (no SOFTDOCA_LINK), SUCCESS with the module's ops for UCX, or
+ * the error that refuses the SOFTDOCA_LINK setting (logged). Weak: absent
+ * where remote_mem.c is built without the link (its unit tests).
+ */
+doca_error_t sd_link_remote(const struct sd_link_remote_ops **ops) __attribute__((weak));
 
 #endif /* SD_LINK_UCX_H_ */

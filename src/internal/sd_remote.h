@@ -67,6 +67,17 @@
  *
  * Both processes must share a pid namespace (the descriptor names a pid).
  *
+ * Across a network (SOFTDOCA_LINK=ucx://..., sd_link_ucx.h): the export is
+ * served by the exporter's UCX progress thread and the descriptor is a
+ * struct sd_remote_ndesc instead (below; the 96-byte layout above stays the
+ * one of the local fabric). An importer recognises either kind by its
+ * magic; a network descriptor without SOFTDOCA_LINK fails NOT_SUPPORTED.
+ * The errors are the same, with two additions: NOT_PERMITTED at import when
+ * the exporter does not accept our secret (or we do not accept its), and
+ * CONNECTION_RESET at access also when the link drops or falls silent for
+ * SOFTDOCA_LINK_TIMEOUT_MS. The network export's security model is in
+ * src/fabric/remote_ucx.c.
+ *
  * Security: both processes run as the same user (the fabric's rule, checked
  * at import). The token, the card/side checks and the live-export check stop
  * accidental misuse (stale, mistyped, corrupted or crossed descriptors); they
@@ -139,6 +150,49 @@ _Static_assert(__builtin_offsetof(struct sd_remote_desc, checksum) == 88, "check
 /* FNV-1a 64 over the descriptor's bytes before `checksum`. */
 uint64_t sd_remote_desc_checksum(const struct sd_remote_desc *d);
 
+/* The descriptor of an export across the network: it names the exporter's
+ * remote-memory listener (an ephemeral port on the exporter's address toward
+ * the SOFTDOCA_LINK peer) and the export (id, token, range, rights, card,
+ * side). It carries no UCX key and no secret: the importer must pass the
+ * link's mutual authentication there, then present id + token, before any
+ * byte moves (src/fabric/remote_ucx.c). */
+#define SD_REMOTE_NDESC_MAGIC 0x4e524453u /* "SDRN" little-endian */
+#define SD_REMOTE_NDESC_VERSION 1u
+
+struct sd_remote_ndesc {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t size;          /* sizeof(struct sd_remote_ndesc) */
+	uint32_t card;          /* emulated card of the exporter */
+	uint8_t side;           /* enum sd_side of the exporter */
+	uint8_t family;         /* 4 or 6: the listener's address family */
+	uint16_t port;          /* the listener's TCP port, host order */
+	uint32_t access;        /* enum doca_access_flag bits of the exported mmap */
+	uint32_t pid;           /* exporter's pid in its namespace: for logs only */
+	uint64_t id;            /* the export, random, per export */
+	uint64_t addr;          /* exported range, exporter's addresses */
+	uint64_t len;
+	uint8_t token[SD_REMOTE_TOKEN_LEN]; /* random, per export */
+	uint8_t ip[16];         /* the listener's address (IPv4: the first 4 bytes, rest zero) */
+	char pci[SD_REMOTE_PCI_MAX];        /* exporter's PCI function, NUL-terminated */
+	uint64_t reserved;      /* zero */
+	uint64_t checksum;      /* FNV-1a 64 of every byte before this field */
+};
+
+#define SD_REMOTE_NDESC_SIZE 112u
+_Static_assert(sizeof(struct sd_remote_ndesc) == SD_REMOTE_NDESC_SIZE, "network descriptor is 112 bytes");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, magic) == 0, "magic at 0 in both layouts");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, version) == 4, "version at 4 in both layouts");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, access) == 16, "access at 16");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, id) == 24, "id at 24");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, token) == 48, "token at 48");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, ip) == 64, "ip at 64");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, pci) == 80, "pci at 80");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, checksum) == 104, "checksum at 104");
+
+/* FNV-1a 64 over the network descriptor's bytes before `checksum`. */
+uint64_t sd_remote_ndesc_checksum(const struct sd_remote_ndesc *d);
+
 /* ---- helpers shared by every descriptor that crosses the link ----------- */
 
 /* Start time (field 22 of /proc/<pid>/stat) and owner (uid may be NULL) of a
@@ -157,7 +211,8 @@ uint64_t sd_fnv1a(const void *p, size_t n);
  * Export [addr, addr+len) with `access` (doca_access_flag bits; at least one
  * of PCI_READ_ONLY / PCI_READ_WRITE, else NOT_PERMITTED) as the memory of
  * (card, side, pci_addr). *desc gets one allocation of which the first
- * *desc_len (= SD_REMOTE_DESC_SIZE) bytes are the descriptor; free it with
+ * *desc_len (= SD_REMOTE_DESC_SIZE, or SD_REMOTE_NDESC_SIZE with
+ * SOFTDOCA_LINK=ucx://) bytes are the descriptor; free it with
  * sd_remote_export_free() (which revokes the export), not free().
  * Called from doca_mmap_export_pci() on a started mmap.
  */
@@ -195,7 +250,8 @@ bool sd_remote_contains(const struct sd_remote *r, uint64_t remote_addr, size_t 
 bool sd_remote_can_read(const struct sd_remote *r);
 bool sd_remote_can_write(const struct sd_remote *r);
 /* "process_vm" or "proc_mem" (the fallback), prefixed with "shared+" when
- * the moved interior of the export is mapped here: for logs and tests. */
+ * the moved interior of the export is mapped here, or "ucx" across the
+ * network: for logs and tests. */
 const char *sd_remote_mechanism(const struct sd_remote *r);
 /* Bytes of the export this import reaches by loads and stores (the moved
  * interior; 0 when nothing was moved or the import could not map it). */

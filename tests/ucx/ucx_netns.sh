@@ -12,8 +12,14 @@
 # NVIDIA's comch_ctrl_path samples when DOCA_SAMPLES_DIR points at a
 # doca-samples checkout), a wrong secret refused on both sides, a secret file
 # of mode 0644 refused, a second listener on the port refused, a killed server
-# and a downed veth both reported to the client within a bounded time, and
-# (with DOCA_SAMPLES_DIR) the fast path refused at once with NOT_SUPPORTED.
+# and a downed veth both reported to the client within a bounded time,
+# (with DOCA_SAMPLES_DIR) the fast path refused at once with NOT_SUPPORTED;
+# remote DMA: the dma_copy_host/dma_copy_dpu samples (NVIDIA's with
+# DOCA_SAMPLES_DIR, else the tree's) with the descriptor files carried
+# across, sha256 checked, an importer with the wrong secret, an exporter
+# killed before the import and one frozen (SIGSTOP); doca_dma_copy both
+# directions (32 MiB, sha256), the exporter killed and the veth taken down
+# in the middle of a 256 MiB copy.
 # Skips (77) unless root, when ip netns or veth are refused, or without UCX.
 # Leaves no namespace, process or file behind (trap), whatever happens.
 set -u
@@ -89,7 +95,9 @@ bad() {
 # side NS FLAVOR NAME SECRET PROGRAM ARGS...: start one side in the
 # background, its own PID namespace and fabric; $last = its pid; output in
 # $T/NAME.out and $T/NAME.err. The inner timeout bounds every program.
+# $side_in: the side's stdin (default /dev/null).
 last=
+side_in=/dev/null
 side() {
 	local ns=$1 fl=$2 name=$3 sec=$4
 	shift 4
@@ -98,7 +106,7 @@ side() {
 	env SOFTDOCA_FLAVOR="$fl" SOFTDOCA_FABRIC="$fab" UCX_TLS=tcp SOFTDOCA_LINK="$URL" \
 		SOFTDOCA_LINK_SECRET_FILE="$sec" SOFTDOCA_SDK_LOG_LEVEL=50 SOFTDOCA_LINK_TIMEOUT_MS="$TMO" \
 		ip netns exec "$ns" unshare --pid --fork --kill-child --mount-proc \
-		timeout -k 2 45 "$@" </dev/null >"$T/$name.out" 2>"$T/$name.err" &
+		timeout -k 2 45 "$@" <"$side_in" >"$T/$name.out" 2>"$T/$name.err" &
 	last=$!
 	pids+=("$last")
 }
@@ -227,10 +235,16 @@ else
 fi
 
 # ---- 7, 8: NVIDIA's Comch samples, built against our stages -------------
-prefix_of() { # BUILD_DIR -> its install prefix
-	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"]=="prefix"))' \
-		"$1/meson-info/intro-buildoptions.json" 2>/dev/null
+option_of() { # BUILD_DIR OPTION -> its value
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(open(sys.argv[1])) if o["name"]==sys.argv[2]))' \
+		"$1/meson-info/intro-buildoptions.json" "$2" 2>/dev/null
 }
+prefix_of() { option_of "$1" prefix; } # BUILD_DIR -> its install prefix
+# The samples are built with the sanitizers of the stage they link against
+# (a sanitized libdoca in an unsanitized program aborts at start).
+san_opts=
+san=$(option_of "$BUILD" b_sanitize)
+[ -n "$san" ] && [ "$san" != none ] && san_opts="-Db_sanitize=$san -Db_lundef=false"
 samples=${DOCA_SAMPLES_DIR:-}
 if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server" ] && command -v meson >/dev/null; then
 	built=1
@@ -243,7 +257,8 @@ if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server
 		"dpu:comch_data_path_high_speed_server:$BUILD" "host:comch_data_path_high_speed_client:$PEER"; do
 		IFS=: read -r fl prog bdir <<<"$pair"
 		st=$(prefix_of "$bdir")
-		(cd "$T/ds/samples/doca_comch/$prog" && PKG_CONFIG_PATH="$st/lib/pkgconfig" meson setup "$T/b-$prog" &&
+		# shellcheck disable=SC2086 # san_opts: zero or two words
+		(cd "$T/ds/samples/doca_comch/$prog" && PKG_CONFIG_PATH="$st/lib/pkgconfig" meson setup $san_opts "$T/b-$prog" &&
 			ninja -C "$T/b-$prog") >"$T/build-$prog.log" 2>&1 || built=0
 	done
 	if [ $built = 1 ]; then
@@ -285,6 +300,327 @@ if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server
 	fi
 else
 	echo "# NVIDIA's Comch samples not run: set DOCA_SAMPLES_DIR to a doca-samples checkout"
+fi
+
+# ---- 9-12: remote DMA, NVIDIA's dma_copy samples across the veth ------
+# dma_copy_host (host side, netns B) exports its text read-only and writes
+# the export descriptor and buffer info to files; the test carries them
+# across (as a user would with scp) to the Arm side (netns A), where
+# dma_copy_dpu imports the export and DMAs the text over. Without
+# DOCA_SAMPLES_DIR the tree's builds of the same samples are used.
+dma_host='' dma_dpu='' dma_from=''
+if [ -n "$samples" ] && [ -d "$samples/samples/doca_dma/dma_copy_host" ] && command -v meson >/dev/null; then
+	if [ ! -d "$T/ds" ]; then
+		mkdir -p "$T/ds"
+		cp -a "$samples/." "$T/ds/"
+		rm -rf "$T/ds/.git"
+		find "$T/ds" -name meson.build.public | while read -r f; do cp "$f" "${f%.public}"; done
+	fi
+	built=1
+	for pair in "host:dma_copy_host:$PEER" "dpu:dma_copy_dpu:$BUILD"; do
+		IFS=: read -r fl prog bdir <<<"$pair"
+		st=$(prefix_of "$bdir")
+		# shellcheck disable=SC2086
+		(cd "$T/ds/samples/doca_dma/$prog" && PKG_CONFIG_PATH="$st/lib/pkgconfig" meson setup $san_opts "$T/b-$prog" &&
+			ninja -C "$T/b-$prog") >"$T/build-$prog.log" 2>&1 || built=0
+	done
+	if [ $built = 1 ]; then
+		dma_host=$T/b-dma_copy_host/doca_dma_copy_host dma_dpu=$T/b-dma_copy_dpu/doca_dma_copy_dpu
+		dma_from="NVIDIA's"
+	else
+		bad "building NVIDIA's dma_copy samples failed" "$T"/build-dma_copy_*.log
+	fi
+elif [ -x "$PEER/samples/doca_dma_copy_host" ] && [ -x "$BUILD/samples/doca_dma_copy_dpu" ]; then
+	dma_host=$PEER/samples/doca_dma_copy_host dma_dpu=$BUILD/samples/doca_dma_copy_dpu
+	dma_from="the tree's"
+fi
+
+# dma_export TAG TEXT: start dma_copy_host exporting TEXT; $hpid, its stdin
+# on fd 7 (a newline ends it); the files carried to $T/TAG-d/.
+dma_export() {
+	local tag=$1
+	mkdir -p "$T/$tag-h" "$T/$tag-d"
+	rm -f "$T/$tag.in"
+	mkfifo "$T/$tag.in"
+	exec 7<>"$T/$tag.in"
+	side_in=$T/$tag.in
+	side "$B" host "$tag-h" "$T/secret" "$dma_host" -p 3b:00.0 -t "$2" -d "$T/$tag-h/desc" -b "$T/$tag-h/info"
+	side_in=/dev/null
+	hpid=$last
+	if wait_for "$T/$tag-h.out" "Wait till the DPU has finished" 15 >/dev/null ||
+		grep -q "Wait till the DPU has finished" "$T/$tag-h.err"; then
+		cp "$T/$tag-h/desc" "$T/$tag-h/info" "$T/$tag-d/" # the scp
+		return 0
+	fi
+	return 1
+}
+# dma_import TAG SECRET: run dma_copy_dpu on the carried files; $drc, $dms.
+dma_import() {
+	local t0
+	t0=$(date +%s%N)
+	side "$A" dpu "$1-d" "$2" "$dma_dpu" -p 03:00.0 -d "$T/$1-d/desc" -b "$T/$1-d/info"
+	wait_exit "$last" 30
+	drc=$?
+	dms=$((($(date +%s%N) - t0) / 1000000))
+}
+# dma_end: press enter on the exporter; its exit status.
+dma_end() {
+	echo >&7
+	wait_exit "$hpid" 10
+	local rc=$?
+	exec 7>&-
+	return $rc
+}
+logs() { cat "$T/$1.out" "$T/$1.err" 2>/dev/null; }
+# tree PID: PID and its descendants (a side's program runs below unshare --fork)
+tree() {
+	local c
+	echo "$1"
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do tree "$c"; done
+}
+
+if [ -n "$dma_host" ]; then
+	text=$(head -c 3000 /dev/urandom | base64 -w0)
+	want=$(printf %s "$text" | sha256sum | cut -d' ' -f1)
+	if dma_export m1 "$text"; then
+		dma_import m1 "$T/secret"
+		got=$(logs m1-d | sed -n 's/.*Memory content: //p' | head -n1 | tr -d '\n' | sha256sum | cut -d' ' -f1)
+		dsz=$(stat -c %s "$T/m1-d/desc")
+		dip=$(od -An -tu1 -j64 -N4 "$T/m1-d/desc" | xargs | tr ' ' .)
+		if [ $drc -eq 0 ] && [ "$got" = "$want" ] && logs m1-d | grep -qi "Remote DMA copy was done Successfully" &&
+			[ "$dsz" -eq 112 ] && [ "$dip" = 10.77.0.2 ]; then
+			ok "$dma_from dma_copy_host -> dma_copy_dpu across the veth: ${#text} bytes DMAed, sha256 equal, descriptor $dsz bytes naming $dip ($dms ms)"
+		else
+			bad "dma_copy samples across the veth (dpu exit $drc, sha256 $got vs $want, descriptor $dsz bytes naming $dip)" \
+				"$T/m1-d.out" "$T/m1-d.err" "$T/m1-h.out" "$T/m1-h.err"
+		fi
+		# ---- 10: the importer holds another secret ----
+		dma_import m1 "$T/wrong"
+		if [ $drc -ne 0 ] && [ $drc -ne 124 ] && grep -q "authentication failed" "$T/m1-d.err" &&
+			logs m1-d | grep -q "Failed to create mmap from export" &&
+			wait_for "$T/m1-h.err" "authentication failed" 5 >/dev/null; then
+			ok "an importer with another secret is refused before any access (exit $drc, $dms ms), both sides log it"
+		else
+			bad "wrong secret at the import (dpu exit $drc)" "$T/m1-d.out" "$T/m1-d.err" "$T/m1-h.err"
+		fi
+		if grep -qF -- "$(od -An -tx1 -N8 "$T/secret" | tr -d ' \n')" "$T/m1-d.err" "$T/m1-h.err" ||
+			grep -qF -- "$(head -c 16 "$T/secret" | base64 -w0)" "$T/m1-d/desc"; then
+			bad "the secret appears in a log or the descriptor" "$T/m1-d.err"
+		fi
+		if dma_end; then
+			ok "the exporting dma_copy_host ends cleanly after serving the export"
+		else
+			bad "dma_copy_host did not end cleanly" "$T/m1-h.out" "$T/m1-h.err"
+		fi
+	else
+		bad "dma_copy_host did not export" "$T/m1-h.out" "$T/m1-h.err"
+		exec 7>&- 2>/dev/null
+	fi
+	# ---- 11: the exporter is killed before the import ----
+	if dma_export m2 "killed before the import"; then
+		kill -9 "$hpid"
+		{ wait "$hpid"; } 2>/dev/null
+		dma_import m2 "$T/secret"
+		if [ $drc -ne 0 ] && [ $drc -ne 124 ] && logs m2-d | grep -q "cannot reach the exporter" &&
+			[ $dms -le $((TMO + 5000)) ]; then
+			ok "an exporter killed before the import: dma_copy_dpu fails at once (exit $drc, $dms ms)"
+		else
+			bad "killed exporter (dpu exit $drc, $dms ms)" "$T/m2-d.out" "$T/m2-d.err"
+		fi
+	else
+		bad "dma_copy_host did not export" "$T/m2-h.out" "$T/m2-h.err"
+	fi
+	exec 7>&- 2>/dev/null
+	# ---- 12: the exporter hangs (SIGSTOP): bounded, no hang ----
+	if dma_export m3 "frozen exporter"; then
+		frozen=$(tree "$hpid")
+		kill -STOP $frozen
+		dma_import m3 "$T/secret"
+		kill -CONT $frozen
+		if [ $drc -ne 0 ] && [ $drc -ne 124 ] && logs m3-d | grep -q "Failed to create mmap from export" &&
+			[ $dms -le $((TMO * 2 + 5000)) ]; then
+			ok "a frozen exporter: dma_copy_dpu fails within the link timeout (exit $drc, $dms ms, SOFTDOCA_LINK_TIMEOUT_MS=$TMO)"
+		else
+			bad "frozen exporter (dpu exit $drc, $dms ms)" "$T/m3-d.out" "$T/m3-d.err"
+		fi
+		dma_end >/dev/null
+	else
+		bad "dma_copy_host did not export" "$T/m3-h.out" "$T/m3-h.err"
+	fi
+else
+	echo "# dma_copy samples not run: neither DOCA_SAMPLES_DIR nor the tree's sample builds"
+fi
+
+# ---- 13-16: remote DMA under the dma_copy application ------------------
+# The Arm side (netns A) runs every DMA: host -> DPU it reads the host's
+# export, DPU -> host it writes into it, both through the exporter's UCX
+# thread only. Then the exporter killed, and the veth taken down, while a
+# copy runs (the Arm side is paused at the start of its DMA loop so that
+# the fault lands mid-copy whatever the speed).
+APP_D=$BUILD/applications/doca_dma_copy APP_H=$PEER/applications/doca_dma_copy
+# app_pair TAG HOST_FILE DPU_FILE: start both; $dpid, $apid (host)
+app_pair() {
+	side "$A" dpu "$1-d" "$T/secret" "$APP_D" -p 03:00.0 -r 3b:00.0 -f "$3"
+	dpid=$last
+	wait_for "$T/$1-d.out" "waiting for a client connection" 15 >/dev/null || return 1
+	side "$B" host "$1-h" "$T/secret" "$APP_H" -p 3b:00.0 -f "$2"
+	apid=$last
+}
+if [ -x "$APP_D" ] && [ -x "$APP_H" ]; then
+	mkdir -p "$T/ah" "$T/ad"
+	head -c $((32 * 1024 * 1024 + 7)) /dev/urandom >"$T/ah/src.bin"
+	want=$(sha256sum <"$T/ah/src.bin")
+	for dir in h2d d2h; do
+		if [ $dir = h2d ]; then hf=$T/ah/src.bin df=$T/ad/dst.bin; else hf=$T/ah/back.bin df=$T/ad/dst.bin; fi
+		t0=$(date +%s%N)
+		if app_pair "a$dir" "$hf" "$df"; then
+			wait_exit "$apid" 60
+			hrc=$?
+			wait_exit "$dpid" 10
+			arc=$?
+			ms=$((($(date +%s%N) - t0) / 1000000))
+			got=$(sha256sum <"$( [ $dir = h2d ] && echo "$df" || echo "$hf")" 2>/dev/null)
+			if [ $hrc -eq 0 ] && [ $arc -eq 0 ] && [ "$got" = "$want" ]; then
+				ok "doca_dma_copy $dir across the veth: 32 MiB + 7 B, sha256 equal ($ms ms with start-up)"
+			else
+				bad "doca_dma_copy $dir (host exit $hrc, Arm exit $arc)" "$T/a$dir-h.out" "$T/a$dir-d.out" \
+					"$T/a$dir-h.err" "$T/a$dir-d.err"
+			fi
+		else
+			bad "doca_dma_copy $dir: the Arm side did not start" "$T/a$dir-d.out" "$T/a$dir-d.err"
+		fi
+	done
+	big=$((256 * 1024 * 1024))
+	head -c $big /dev/zero >"$T/ah/big.bin"
+	# ---- 15: the exporter (host) is killed mid-copy, host -> DPU ----
+	if app_pair k1 "$T/ah/big.bin" "$T/ad/big.bin" && wait_for "$T/k1-d.out" "Copying $big bytes" 20 >/dev/null; then
+		paused=$(tree "$dpid")
+		kill -STOP $paused
+		kill -9 "$apid"
+		{ wait "$apid"; } 2>/dev/null
+		t0=$(date +%s%N)
+		kill -CONT $paused
+		wait_exit "$dpid" $((TMO / 1000 + 10))
+		arc=$?
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		if [ $arc -ne 0 ] && [ $arc -ne 124 ] && logs k1-d | grep -q "DMA copy failed at byte" &&
+			[ ! -e "$T/ad/big.bin" ] && [ $ms -le $((TMO + 5000)) ]; then
+			ok "the exporter killed mid-copy: the Arm side fails and exits after $ms ms (exit $arc, bound $((TMO + 5000)) ms), no partial file"
+		else
+			bad "exporter killed mid-copy (Arm exit $arc, $ms ms)" "$T/k1-d.out" "$T/k1-d.err"
+		fi
+	else
+		bad "killed exporter: the copy did not start" "$T/k1-d.out" "$T/k1-h.out" "$T/k1-d.err" "$T/k1-h.err"
+	fi
+	# ---- 16: the veth goes down mid-copy, DPU -> host ----
+	cp "$T/ah/big.bin" "$T/ad/big-src.bin"
+	if app_pair k2 "$T/ah/big-back.bin" "$T/ad/big-src.bin" && wait_for "$T/k2-d.out" "Copying $big bytes" 20 >/dev/null; then
+		paused=$(tree "$dpid")
+		kill -STOP $paused
+		ip -n "$A" link set "$VA" down
+		t0=$(date +%s%N)
+		kill -CONT $paused
+		wait_exit "$dpid" $((TMO / 1000 * 2 + 10))
+		arc=$?
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		wait_exit "$apid" $((TMO / 1000 * 2 + 10))
+		hrc=$?
+		ip -n "$A" link set "$VA" up
+		if [ $arc -ne 0 ] && [ $arc -ne 124 ] && [ $hrc -ne 0 ] && [ $hrc -ne 124 ] &&
+			logs k2-d | grep -q "DMA copy failed at byte" && [ $ms -le $((TMO * 2 + 3000)) ]; then
+			ok "veth down mid-copy: the Arm side's DMA fails after $ms ms (SOFTDOCA_LINK_TIMEOUT_MS=$TMO), both sides exit (Arm $arc, host $hrc)"
+		else
+			bad "veth down mid-copy (Arm exit $arc after $ms ms, host exit $hrc)" "$T/k2-d.out" "$T/k2-d.err" \
+				"$T/k2-h.out" "$T/k2-h.err"
+		fi
+	else
+		bad "veth down: the copy did not start" "$T/k2-d.out" "$T/k2-h.out" "$T/k2-d.err" "$T/k2-h.err"
+	fi
+	rm -f "$T"/ah/*.bin "$T"/ad/*.bin
+else
+	echo "# doca_dma_copy not built: remote DMA under the application not run"
+fi
+
+# ---- 17-19: the Arm side exports, a host program imports ----------------
+# tests/dma/dma_exporter (dpu build, netns A) exports 3 MiB + 5 B of its
+# pattern and answers checksums on its stdin; rm_importer (host build,
+# netns B) reads it all, then writes its own pattern into a read-write
+# export, and is refused a write into a read-only one.
+EXP=$BUILD/tests/dma/dma_exporter IMP=$PEER/tests/ucx/rm_importer
+# arm_export TAG SIZE ro|rw SEED: $epid, its stdin on fd 8, $edesc
+arm_export() {
+	rm -f "$T/$1.in"
+	mkfifo "$T/$1.in"
+	exec 8<>"$T/$1.in"
+	side_in=$T/$1.in
+	side "$A" dpu "$1" "$T/secret" "$EXP" "$2" "$3" "$4"
+	side_in=/dev/null
+	epid=$last
+	wait_for "$T/$1.out" "^DESC " 15 >/dev/null || return 1
+	edesc=$(sed -n 's/^DESC //p' "$T/$1.out" | head -n1)
+}
+# arm_sum TAG LEN: the exporter's checksum of [0, LEN)
+arm_sum() {
+	local k
+	k=$(grep -c "^SUM " "$T/$1.out")
+	echo "sum 0 $2" >&8
+	for _ in $(seq 100); do
+		[ "$(grep -c "^SUM " "$T/$1.out")" -gt "$k" ] && break
+		sleep 0.05
+	done
+	grep "^SUM " "$T/$1.out" | tail -n1 | cut -d' ' -f2
+}
+arm_end() {
+	echo quit >&8
+	wait_exit "$epid" 10
+	local rc=$?
+	exec 8>&-
+	return $rc
+}
+if [ -x "$EXP" ] && [ -x "$IMP" ]; then
+	sz=$((3 * 1024 * 1024 + 5))
+	if arm_export e1 $sz rw 5; then
+		side "$B" host i1 "$T/secret" "$IMP" "$edesc" read $sz 5
+		wait_exit "$last" 30
+		r1=$?
+		side "$B" host i2 "$T/secret" "$IMP" "$edesc" write $sz 9
+		wait_exit "$last" 30
+		r2=$?
+		wrote=$(sed -n 's/^WROTE SUM //p' "$T/i2.out")
+		now=$(arm_sum e1 $sz)
+		if [ $r1 -eq 0 ] && grep -q "^READ ok" "$T/i1.out"; then
+			ok "the Arm side exports, a host program reads 3 MiB + 5 B of it across the veth: pattern intact"
+		else
+			bad "host reads an Arm-side export (exit $r1)" "$T/i1.out" "$T/i1.err" "$T/e1.err"
+		fi
+		if [ $r2 -eq 0 ] && [ -n "$wrote" ] && [ "$wrote" = "$now" ]; then
+			ok "a host program writes 3 MiB + 5 B into an Arm-side export: the exporter's checksum matches ($now)"
+		else
+			bad "host writes an Arm-side export (exit $r2, wrote $wrote, exporter $now)" "$T/i2.out" "$T/i2.err" \
+				"$T/e1.out" "$T/e1.err"
+		fi
+		arm_end >/dev/null
+	else
+		bad "dma_exporter on the Arm side did not export" "$T/e1.out" "$T/e1.err"
+	fi
+	if arm_export e2 65536 ro 5; then
+		before=$(arm_sum e2 65536)
+		side "$B" host i3 "$T/secret" "$IMP" "$edesc" write 4096 9
+		wait_exit "$last" 30
+		r3=$?
+		after=$(arm_sum e2 65536)
+		if [ $r3 -eq 1 ] && grep -q "^FAIL dma DOCA_ERROR_INVALID_VALUE\|^FAIL dma DOCA_ERROR_NOT_PERMITTED" "$T/i3.out" &&
+			[ -n "$before" ] && [ "$before" = "$after" ]; then
+			ok "a write into a read-only Arm-side export is refused ($(cut -d' ' -f3 "$T/i3.out")), the memory unchanged"
+		else
+			bad "write into a read-only export (exit $r3, checksum $before -> $after)" "$T/i3.out" "$T/i3.err"
+		fi
+		arm_end >/dev/null
+	else
+		bad "dma_exporter (read-only) did not export" "$T/e2.out" "$T/e2.err"
+	fi
+else
+	echo "# tests/dma/dma_exporter or tests/ucx/rm_importer not built: Arm-side exports not run"
 fi
 
 echo "$((n - fails))/$n passed"
