@@ -84,6 +84,18 @@ export SOFTDOCA_PEER_BUILD_DIR=$BUILD/dpu
 step "Comch fast path vs AF_UNIX SOCK_SEQPACKET (host client, Arm-side peer)" \
 	"$COMCH" -r "$REPS" -t $CT --csv "$CSV"
 
+echo "== Remote DMA over UCX (TCP on a veth between two network namespaces) vs iperf3 between them"
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+	echo "(left out with BENCH_QUICK=1)"
+else
+	echo "\$ BENCH_REPS=$REPS BENCH_CSV=$CSV $HERE/ucx/run_ucx.sh $BUILD"
+	BENCH_REPS=$REPS BENCH_CSV=$CSV "$HERE/ucx/run_ucx.sh" "$BUILD"
+	rc=$?
+	[ $rc -eq 77 ] && echo "!! skipped (see the reason above); no UCX column in this run"
+	[ $rc -ne 0 ] && [ $rc -ne 77 ] && echo "!! the UCX benchmark failed (exit status $rc)" && failed=1
+fi
+echo
+
 echo "== Oversubscribed: busy-loop processes competing (1, then 2 per core); ratios per repetition"
 for n in 1 2; do
 	step "Comch 64 B / 64 KiB vs AF_UNIX, $n busy loop(s) per core" "$COMCH" -r "$REPS" -t $CT --load $n --csv "$CSV"

@@ -4,8 +4,9 @@
 # With --deb: also what `make deb` needs (dpkg-buildpackage, debhelper,
 # lintian); `make test` does not need them (the package test skips without).
 # With --bench: also what `make bench` uses beyond the build: DPDK's dmadev
-# with its dma_skeleton driver (the peer measured beside softdoca's DMA) and
-# gnuplot (the plot next to the CSV). The bench runs without them and says
+# with its dma_skeleton driver (the peer measured beside softdoca's DMA),
+# gnuplot (the plot next to the CSV) and iperf3 (raw TCP beside remote DMA
+# over UCX, bench/ucx/run_ucx.sh). The bench runs without them and says
 # which figures it left out.
 set -eu
 # libucx-dev, libssl-dev: the UCX link (SOFTDOCA_LINK=ucx://); ucx-utils, iproute2: its
@@ -14,7 +15,7 @@ PKGS="meson ninja-build pkg-config gcc libc6-dev libjson-c-dev libcmocka-dev pyt
 for arg in "$@"; do
 	case "$arg" in
 	--deb) PKGS="$PKGS dpkg-dev debhelper fakeroot lintian" ;;
-	--bench) PKGS="$PKGS libdpdk-dev librte-dma-skeleton23 librte-dmadev23 gnuplot-nox" ;;
+	--bench) PKGS="$PKGS libdpdk-dev librte-dma-skeleton23 librte-dmadev23 gnuplot-nox iperf3" ;;
 	*)
 		echo "usage: install-deps.sh [--deb] [--bench]" >&2
 		exit 2

@@ -25,11 +25,14 @@
  * of the same local buffers, measured in the same run, and the ratios. On
  * the Arm (dpu) side host->Arm is a read of the export, Arm->host a write;
  * on the host side the other way round. --exporter-thp backs the exported
- * memory with transparent huge pages.
+ * memory with transparent huge pages. --peer-wrap 'CMD' starts the exporter
+ * through CMD (words split by /bin/sh, the exporter's path and arguments
+ * appended), e.g. 'ip netns exec NS' to put it in another network namespace
+ * (bench/ucx/run_ucx.sh: remote DMA over UCX across a veth).
  *
  * usage: dma_bench [-p PCI] [-n INFLIGHT] [-r REPS] [-t SECONDS] [-s SIZE] [-w spin|notify]
  *                  [--max-size BYTES] [--csv FILE] [--load N]
- *                  [--remote [--peer-build DIR] [--exporter-thp]]
+ *                  [--remote [--peer-build DIR] [--exporter-thp] [--peer-wrap CMD]]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -78,6 +81,7 @@ struct bench {
 	uint8_t *raddr;          /* its range (the exporter's addresses) */
 	size_t rlen;
 	bool peer_thp; /* exporter memory in transparent huge pages */
+	const char *peer_wrap; /* run the exporter through this command (sh words) */
 	pid_t peer_pid;
 	int peer_in, peer_out;
 	/* per run */
@@ -420,7 +424,17 @@ static void remote_start(struct bench *b, const char *peer_build)
 		snprintf(lib, sizeof(lib), "%s/src", peer_build);
 		setenv("LD_LIBRARY_PATH", lib, 1);
 		snprintf(size, sizeof(size), "%llu", (unsigned long long)REMOTE_BYTES);
-		execl(path, path, size, "rw", "1", b->peer_thp ? "thp" : "4k", (char *)NULL);
+		if (b->peer_wrap != NULL) {
+			/* The shell splits the wrapper's words; the exporter's own
+			 * arguments pass through "$@" untouched. */
+			char script[2048];
+
+			snprintf(script, sizeof(script), "exec %s \"$@\"", b->peer_wrap);
+			execl("/bin/sh", "sh", "-c", script, "sh", path, size, "rw", "1", b->peer_thp ? "thp" : "4k",
+			      (char *)NULL);
+		} else {
+			execl(path, path, size, "rw", "1", b->peer_thp ? "thp" : "4k", (char *)NULL);
+		}
 		_exit(127);
 	}
 	close(out[1]);
@@ -568,7 +582,7 @@ static void usage_to(FILE *out, int status)
 	fprintf(out,
 		"usage: dma_bench [-p PCI] [-n INFLIGHT (1..%d)] [-r REPS (1..%d)] [-t SECONDS] [-s SIZE] [-w spin|notify]\n"
 		"                 [--max-size BYTES] [--csv FILE] [--load N (1..8, with -s)]\n"
-		"                 [--remote [--peer-build DIR] [--exporter-thp]]\n",
+		"                 [--remote [--peer-build DIR] [--exporter-thp] [--peer-wrap CMD]]\n",
 		MAX_INFLIGHT, BU_MAX_REPS);
 	exit(status);
 }
@@ -602,6 +616,7 @@ int main(int argc, char **argv)
 		{"remote", no_argument, NULL, 'R'},
 		{"peer-build", required_argument, NULL, 'B'},
 		{"exporter-thp", no_argument, NULL, 'T'},
+		{"peer-wrap", required_argument, NULL, 'W'},
 		{"max-size", required_argument, NULL, 'M'},
 		{"csv", required_argument, NULL, 'C'},
 		{"load", required_argument, NULL, 'L'},
@@ -627,6 +642,13 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			b.peer_thp = true;
+			break;
+		case 'W':
+			if (strlen(optarg) > 1900) {
+				fprintf(stderr, "dma_bench: --peer-wrap: command too long\n");
+				return 2;
+			}
+			b.peer_wrap = optarg;
 			break;
 		case 'M':
 			size_cap = parse_num("--max-size", optarg, 1, 1ull << 40);
