@@ -492,8 +492,6 @@ static doca_error_t sock_recv(struct sd_link *l, void *buf, struct sd_frame_view
 			return DOCA_ERROR_AGAIN;
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
-	if (n == 0)
-		return DOCA_ERROR_CONNECTION_RESET;
 	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			size_t k, nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -510,6 +508,13 @@ static doca_error_t sock_recv(struct sd_link *l, void *buf, struct sd_frame_view
 				}
 			}
 		}
+	}
+	if (n == 0) {
+		/* End of stream, or an empty datagram: descriptors can ride on
+		 * one too, and are closed like any other refused frame's. */
+		if (got_fd >= 0)
+			close(got_fd);
+		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
 		why = "frame larger than any valid frame";

@@ -555,22 +555,39 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* The lowest free descriptor: what an input that leaks none leaves as is. */
-static int lowest_free_fd(void)
-{
-	int fd = dup(0);
+/*
+ * An input opens at most a socket pair, two eventfds per record (closed
+ * after the send) and what it receives, all from the lowest free
+ * descriptor up; every one must be closed again. So the descriptors open
+ * in a window from there (libFuzzer keeps some of its own above the
+ * lowest free one) must be the same before and after. Comparing only the
+ * lowest free descriptor would miss a leak above one closed later.
+ */
+#define FD_WINDOW 64
 
-	if (fd < 0)
+struct fd_snapshot {
+	int from;
+	uint64_t open; /* bit i: from + i is open */
+};
+
+static struct fd_snapshot fd_snapshot(void)
+{
+	struct fd_snapshot s = {dup(0), 0};
+
+	if (s.from < 0)
 		abort();
-	close(fd);
-	return fd;
+	close(s.from);
+	for (int i = 0; i < FD_WINDOW; i++)
+		if (fcntl(s.from + i, F_GETFD) != -1)
+			s.open |= 1ull << i;
+	return s;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Taken per input: between inputs libFuzzer itself may open descriptors
 	 * (the pipes to the symbolizer when it reports a new function). */
-	int free_fd = lowest_free_fd();
+	struct fd_snapshot before = fd_snapshot(), after;
 	uint8_t mode;
 
 	if (size == 0)
@@ -591,7 +608,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fp_consumer(mode & 3, data + 1, size - 1);
 	}
 	/* every descriptor a frame carried was closed, accepted or refused */
-	if (lowest_free_fd() != free_fd)
+	after = fd_snapshot();
+	if (after.from != before.from || after.open != before.open) {
+		/* say which (seen when an input is replayed) */
+		for (int i = 0; i < FD_WINDOW; i++) {
+			char link[256] = "", name[32];
+			int fd = before.from + i;
+
+			if (((before.open >> i) & 1) == ((after.open >> i) & 1) && fd != after.from)
+				continue;
+			snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+			if (readlink(name, link, sizeof(link) - 1) < 0)
+				strcpy(link, "(closed)");
+			fprintf(stderr, "fuzz_frame: descriptor %d changed: now %s\n", fd, link);
+		}
 		abort();
+	}
 	return 0;
 }
