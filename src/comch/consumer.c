@@ -77,6 +77,12 @@ struct doca_comch_consumer {
 	uint64_t running_ns;   /* when it became RUNNING */
 	uint64_t last_msg_ns;  /* last message received (0: none yet) */
 	uint64_t msgs;         /* messages received since start */
+	/* across a network (fastpath.h, "Across a network"): no region, the
+	 * posted buffers' capacities go to the peer as credits */
+	bool net;              /* the connection's, fixed at create */
+	bool net_on;           /* started (announced) */
+	uint64_t q_granted;    /* posted buffers up to here were granted */
+	uint32_t *ncaps;       /* scratch for a batch of credits, qcap entries */
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -121,6 +127,10 @@ static void region_release(struct doca_comch_consumer *c)
 	free(c->q);
 	c->q = NULL;
 	c->q_head = c->q_tail = 0;
+	free(c->ncaps);
+	c->ncaps = NULL;
+	c->net_on = false;
+	c->q_granted = 0;
 }
 
 /* Put the receive mmap's whole pages on shared memory, so that the peer's
@@ -162,6 +172,55 @@ static void share_bufmem(struct doca_comch_consumer *c, struct sd_pages_share *s
 	c->dlen = c->share.len;
 }
 
+/* Across a network: the same queue of posted buffers, and an eventfd the
+ * dispatcher signals when messages are queued for us. */
+static doca_error_t net_start(struct doca_comch_consumer *c, uint32_t max_msg)
+{
+	struct sd_fp_params p;
+	doca_error_t r;
+
+	sd_fp_params_fill(&p, c->id, c->recv_cls.capacity, max_msg, c->imm_len);
+	memset(&c->rx, 0, sizeof(c->rx));
+	c->rx.p = p;
+	c->q = calloc(p.qcap, sizeof(*c->q));
+	c->ncaps = calloc(p.qcap, sizeof(*c->ncaps));
+	if (c->q == NULL || c->ncaps == NULL) {
+		r = DOCA_ERROR_NO_MEMORY;
+		goto err;
+	}
+	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->evfd < 0) {
+		r = DOCA_ERROR_OPERATING_SYSTEM;
+		goto err;
+	}
+	r = sd_pe_watch_fd(c->ctx.pe, c->evfd);
+	if (r != DOCA_SUCCESS) {
+		close(c->evfd);
+		c->evfd = -1;
+		goto err;
+	}
+	c->broken = false;
+	c->failed = false;
+	r = sd_fp_net_announce(c->st, c->id, c->evfd, max_msg, c->imm_len, p.qcap, &c->local);
+	if (r != DOCA_SUCCESS) {
+		SD_LOG_ERR("consumer %u: announcing to the peer failed: %s", c->id, doca_error_get_name(r));
+		goto err;
+	}
+	c->announced = true;
+	c->net_on = true;
+	c->q_granted = 0;
+	c->msgs = 0;
+	c->last_msg_ns = 0;
+	SD_LOG_DBG("consumer %u: announced across the network on conn %u (%u receive slots, max message %u)", c->id,
+		   sd_comch_conn_id(c->conn), p.qcap, max_msg);
+	c->start_pending = true;
+	sd_pe_wake(c->ctx.pe);
+	return DOCA_ERROR_IN_PROGRESS;
+err:
+	region_release(c);
+	return r;
+}
+
 static doca_error_t consumer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = to_consumer(ctx);
@@ -187,6 +246,8 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		max_msg = c->max_buf_size;
 	if (max_msg == 0)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (c->net)
+		return net_start(c, (uint32_t)max_msg);
 	sd_fp_params_fill(&p, c->id, c->recv_cls.capacity, (uint32_t)max_msg, c->imm_len);
 	c->size = sd_fp_region_size(&p);
 	c->fd = memfd_create("softdoca-comch-consumer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -307,6 +368,8 @@ static void consumer_stop(struct doca_ctx *ctx)
 		/* A producer waiting for credits learns we are gone. */
 		if (sd_fp_rx_take_kick(&c->rx))
 			signal_producers(c);
+	} else if (c->net_on) {
+		flush_posted(c, status);
 	}
 	region_release(c);
 	sd_ctx_stop_done(ctx);
@@ -318,6 +381,85 @@ static void fail(struct doca_comch_consumer *c)
 		return;
 	c->failed = true;
 	sd_ctx_fail(&c->ctx);
+}
+
+/* Across a network: grant what was posted since the last call (one frame),
+ * then hand the messages the dispatcher queued to the posted buffers, in
+ * order. Every message was bounded by the dispatcher against what we
+ * granted; its size is checked again against its own buffer here. */
+static int net_progress(struct doca_comch_consumer *c)
+{
+	struct sd_fp_netmsg *m, *next;
+	bool bad = false, traced;
+	uint32_t n = 0, k = 0;
+	uint64_t v;
+	int rc = 0;
+
+	if (c->q_granted != c->q_tail) {
+		for (uint64_t i = c->q_granted; i != c->q_tail; i++)
+			c->ncaps[k++] = c->q[i & (c->rx.p.qcap - 1)].cap;
+		c->q_granted = c->q_tail;
+		/* NOT_CONNECTED: the connection is going, said below */
+		(void)sd_fp_net_grant(c->st, c->local, c->ncaps, k);
+		rc = 1;
+	}
+	c->kick_pending = false;
+	if (sd_fp_net_pending(c->local) || c->evfd_dirty) {
+		/* Cleared before the take: a message queued after it signals
+		 * again, so none is left behind a quiet eventfd. */
+		if (read(c->evfd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: nothing was pending */
+		}
+		c->evfd_dirty = false;
+	}
+	m = sd_fp_net_take(c->st, c->local, &bad);
+	traced = m != NULL && sd_trace_enabled();
+	for (; m != NULL; m = next) {
+		struct posted *e;
+		struct doca_buf *b;
+
+		next = m->next;
+		if (bad || c->q_head == c->q_tail || m->len > c->q[c->q_head & (c->rx.p.qcap - 1)].cap) {
+			bad = true;
+			free(m);
+			continue;
+		}
+		e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
+		b = e->task->buf;
+		memcpy(b->data + b->data_len, m->data, m->len);
+		b->data_len += m->len;
+		e->task->producer_id = m->producer_id;
+		e->task->imm_len = m->imm_len;
+		if (m->imm_len)
+			memcpy(e->task->imm, m->imm, m->imm_len);
+		c->q_head++;
+		SD_LOG_TRC("consumer %u: conn %u: received %u bytes (imm %u) from producer %u over the network", c->id,
+			   sd_comch_conn_id(c->conn), m->len, m->imm_len, m->producer_id);
+		if (traced)
+			sd_trace_instant("comch", "consumer_recv", "\"consumer\":%u,\"producer\":%u,\"bytes\":%u",
+					 c->id, m->producer_id, m->len);
+		free(m);
+		sd_task_complete_inline(&e->task->base, DOCA_SUCCESS);
+		n++;
+	}
+	if (bad) {
+		SD_LOG_ERR("consumer %u: the peer sent an invalid message (beyond a posted buffer or the credits "
+			   "granted); stopping", c->id);
+		c->broken = true;
+		fail(c);
+		return 1;
+	}
+	if (n == 0 && sd_fp_conn_closed(c->st) && !c->failed) {
+		SD_LOG_ERR("consumer %u: connection lost, stopping", c->id);
+		fail(c);
+		return 1;
+	}
+	if (n != 0) {
+		c->msgs += n;
+		c->last_msg_ns = sd_now_ns();
+		return 1;
+	}
+	return rc;
 }
 
 static int consumer_progress(struct doca_ctx *ctx)
@@ -345,6 +487,8 @@ static int consumer_progress(struct doca_ctx *ctx)
 		sd_ctx_set_running(ctx);
 		return 1;
 	}
+	if (c->net)
+		return c->net_on && ctx->state == DOCA_CTX_STATE_RUNNING ? net_progress(c) : 0;
 	if (c->base == NULL || ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
 	/* Where we run, for the producers; and whether they run here too. */
@@ -458,7 +602,7 @@ static bool consumer_describe_wait(const struct doca_ctx *ctx, uint64_t waited_m
 	uint64_t posted = c->q_tail - c->q_head, now = sd_now_ns();
 
 	(void)waited_ms;
-	if (ctx->state != DOCA_CTX_STATE_RUNNING || c->base == NULL || posted == 0)
+	if (ctx->state != DOCA_CTX_STATE_RUNNING || (c->base == NULL && !c->net_on) || posted == 0)
 		return false;
 	if (c->msgs == 0)
 		snprintf(buf, cap, "consumer %u on conn %u has posted %llu receive%s for %llu ms and no producer has "
@@ -502,7 +646,7 @@ static doca_error_t recv_submit(struct doca_task *task)
 	uint64_t dst;
 	size_t room;
 
-	if (c->base == NULL)
+	if (c->base == NULL && !c->net_on)
 		return DOCA_ERROR_BAD_STATE;
 	if (b == NULL || b->next != NULL ||
 	    (!sd_mmap_view_contains(sd_mmap_view_of(c->mmap), b->addr, b->len) &&
@@ -520,6 +664,13 @@ static doca_error_t recv_submit(struct doca_task *task)
 	e = &c->q[c->q_tail & (c->rx.p.qcap - 1)];
 	e->task = t;
 	e->cap = (uint32_t)room;
+	if (c->net) {
+		/* Granted by the next progress call, a batch in one frame. */
+		e->direct = false;
+		c->q_tail++;
+		c->kick_pending = true;
+		return DOCA_SUCCESS;
+	}
 	dst = SD_FP_NO_DST;
 	if (c->dlen != 0 && (uintptr_t)(b->data + b->data_len) >= c->dbase &&
 	    (uintptr_t)(b->data + b->data_len) - c->dbase <= c->dlen &&
@@ -581,6 +732,7 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	c->imm_len = SD_FP_MAX_IMM;
 	c->max_buf_size = ep.caps->consumer_max_buf_size;
 	c->max_tasks = ep.caps->consumer_max_tasks;
+	c->net = c->st->net;
 	*consumer = c;
 	return DOCA_SUCCESS;
 }

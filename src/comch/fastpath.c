@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,11 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "comch_priv.h"
 #include "fastpath.h"
 #include "sd_comch.h"
 #include "sd_ctx.h"
 #include "sd_dev.h"
+#include "sd_fabric.h"
+#include "sd_link_ucx.h"
 #include "sd_log.h"
+#include "sd_mem.h"
 
 SD_LOG_REGISTER(COMCH_FASTPATH);
 
@@ -23,6 +28,8 @@ static pthread_mutex_t g_attach = PTHREAD_MUTEX_INITIALIZER;
 
 static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd,
 			void *arg);
+static void fp_tap(void *arg, uint16_t kind, const void *body, uint32_t len);
+static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len);
 
 static void remote_free(struct sd_fp_remote *r)
 {
@@ -34,6 +41,7 @@ static void remote_free(struct sd_fp_remote *r)
 		munmap(r->base, r->size);
 	if (r->dbase != NULL)
 		munmap(r->dbase, r->dlen);
+	free(r->ncap);
 	free(r);
 }
 
@@ -57,6 +65,28 @@ struct sd_fp_remote *sd_fp_remote_get(struct sd_fp_conn *st, uint32_t id)
 	return r;
 }
 
+static void netmsgs_free(struct sd_fp_netmsg *m)
+{
+	struct sd_fp_netmsg *n;
+
+	for (; m != NULL; m = n) {
+		n = m->next;
+		free(m);
+	}
+}
+
+static void local_free(struct sd_fp_local *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	close(l->evfd);
+	if (l->prod_evfd >= 0)
+		close(l->prod_evfd);
+	netmsgs_free(l->partial);
+	netmsgs_free(l->rx_head);
+	free(l);
+}
+
 static void conn_free(struct sd_fp_conn *st)
 {
 	struct sd_fp_remote *r, *rn;
@@ -67,13 +97,13 @@ static void conn_free(struct sd_fp_conn *st)
 		__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
 		sd_fp_remote_put(r);
 	}
+	for (r = st->gone; r != NULL; r = rn) {
+		rn = r->next;
+		sd_fp_remote_put(r);
+	}
 	for (l = st->locals; l != NULL; l = ln) {
 		ln = l->next;
-		close(l->fd);
-		close(l->evfd);
-		if (l->prod_evfd >= 0)
-			close(l->prod_evfd);
-		free(l);
+		local_free(l);
 	}
 	pthread_mutex_destroy(&st->lock);
 	free(st);
@@ -83,6 +113,41 @@ void sd_fp_conn_put(struct sd_fp_conn *st)
 {
 	if (st != NULL && __atomic_sub_fetch(&st->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		conn_free(st);
+}
+
+/* The module's fast-path calls (sd_link_ucx.h), found through the
+ * transport's own code: the module link_select.c loaded (RTLD_LOCAL) is the
+ * one that holds the transport's functions. NULL if unavailable. */
+static pthread_once_t g_net_once = PTHREAD_ONCE_INIT;
+static const struct sd_link_fp_ops *g_net_ops;
+
+static void net_ops_find(void)
+{
+	const struct sd_link_ops *t = sd_fabric_transport();
+	sd_link_ucx_fp_fn entry;
+	void *code, *h;
+	Dl_info di;
+
+	memcpy(&code, &t->send, sizeof(code));
+	if (dladdr(code, &di) == 0 || di.dli_fname == NULL) {
+		SD_LOG_ERR("fast path: the %s transport's module cannot be found", t->name);
+		return;
+	}
+	/* A reference of our own, never dropped: the module stays loaded.
+	 * (Not a module: the transport is linked in, its entry global.) */
+	h = dlopen(di.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	entry = (sd_link_ucx_fp_fn)dlsym(h != NULL ? h : RTLD_DEFAULT, SD_LINK_UCX_FP_ENTRY);
+	if (entry == NULL) {
+		SD_LOG_ERR("fast path: %s has no fast path (%s)", di.dli_fname, SD_LINK_UCX_FP_ENTRY);
+		return;
+	}
+	g_net_ops = entry();
+}
+
+static const struct sd_link_fp_ops *net_ops(void)
+{
+	pthread_once(&g_net_once, net_ops_find);
+	return g_net_ops;
 }
 
 /* Find conn's state, or create it and attach its dispatcher (under
@@ -119,10 +184,17 @@ static doca_error_t state_attach(struct doca_comch_connection *conn, bool take_r
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	pthread_mutex_init(&st->lock, NULL);
+	/* Per connection, once: every link of a process has one transport, and
+	 * only the socket one carries the fds of shared memory. */
+	st->net = strcmp(sd_fabric_transport()->name, "socket") != 0;
 	st->conn = conn;
 	st->dev = sd_comch_conn_dev(conn);
 	st->refs = take_ref ? 2 : 1;
 	*slot = st;
+	if (st->net) {
+		st->link = conn->link; /* valid while the connection is */
+		st->nops = net_ops();
+	}
 	if (!sd_comch_conn_fp_attach(conn, fp_dispatch, st)) {
 		/* Closed before we could listen: no CLOSED will come, so no
 		 * reference survives. */
@@ -131,6 +203,10 @@ static doca_error_t state_attach(struct doca_comch_connection *conn, bool take_r
 		conn_free(st);
 		return DOCA_ERROR_BAD_STATE;
 	}
+	/* After the dispatcher: CLOSED (which drops the state) comes only
+	 * after the link's close, after which the tap is never called. */
+	if (st->nops != NULL && st->nops->attach(st->link, fp_tap, st) != DOCA_SUCCESS)
+		st->nops = NULL;
 	if (!sd_comch_conn_is_alive(conn)) {
 		/* Dying right now: CLOSED is on its way and drops the
 		 * connection's reference. */
@@ -261,11 +337,9 @@ void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id)
 	pthread_mutex_unlock(&st->lock);
 	if (l == NULL)
 		return;
-	close(l->fd);
-	close(l->evfd);
-	if (l->prod_evfd >= 0)
-		close(l->prod_evfd);
-	free(l);
+	if (l->net)
+		(void)net_msg(st, SD_FP_CONSUMER_GONE, &body, sizeof(body));
+	local_free(l);
 	(void)sd_fp_conn_send(st, SD_FP_CONSUMER_GONE, &body, sizeof(body), -1);
 }
 
@@ -542,7 +616,8 @@ static void on_prod_evfd(struct sd_fp_conn *st, const void *body, uint32_t len, 
 
 static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
 {
-	struct sd_fp_remote *list, *r, *rn;
+	struct sd_fp_remote *list, *gone, *r, *rn;
+	uint64_t one = 1;
 	void **slot;
 
 	pthread_mutex_lock(&g_attach);
@@ -556,13 +631,26 @@ static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
 	list = st->remotes;
 	st->remotes = NULL;
 	st->nremotes = 0;
+	gone = st->gone;
+	st->gone = NULL;
 	pthread_mutex_unlock(&st->lock);
 	/* The peer's consumers are gone with it: tell the owner while the
-	 * connection still exists. */
+	 * connection still exists (across a network, of those it was told
+	 * of, withdrawn or not). */
 	for (r = list; r != NULL; r = rn) {
 		rn = r->next;
 		__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
-		sd_comch_conn_raise_consumer_event(conn, r->id, false);
+		if (!st->net || r->evented)
+			sd_comch_conn_raise_consumer_event(conn, r->id, false);
+		if (st->net && write(r->wake_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: saturated, producers are awake */
+		}
+		sd_fp_remote_put(r);
+	}
+	for (r = gone; r != NULL; r = rn) {
+		rn = r->next;
+		if (r->evented)
+			sd_comch_conn_raise_consumer_event(conn, r->id, false);
 		sd_fp_remote_put(r);
 	}
 	pthread_mutex_lock(&st->lock);
@@ -570,6 +658,468 @@ static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
 	pthread_mutex_unlock(&st->lock);
 	sd_comch_conn_fp_set_handler(conn, NULL, NULL);
 	sd_fp_conn_put(st);
+}
+
+/* ---- across a network (fastpath.h, "Across a network") ------------------ */
+
+/* One message beside the frames. The module queues it, or asks us to wait
+ * while too much is on its way to the peer: a bounded wait, as for frames
+ * (a peer that stops reading must not hang us). */
+static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len)
+{
+	doca_error_t r;
+	int i;
+
+	if (st->nops == NULL)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	for (i = 0;; i++) {
+		if (sd_fp_conn_closed(st))
+			return DOCA_ERROR_NOT_CONNECTED;
+		r = st->nops->send(st->link, kind, body, len);
+		if (r != DOCA_ERROR_AGAIN || i >= 50000)
+			return r;
+		usleep(100);
+	}
+}
+
+doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, uint32_t max_msg, uint32_t imm_len,
+				uint32_t slots, struct sd_fp_local **out)
+{
+	struct sd_fp_net_new_body b = {
+		.version = SD_FP_VERSION,
+		.consumer_id = id,
+		.max_msg = max_msg,
+		.imm_len = imm_len,
+		.slots = slots,
+	};
+	struct sd_fp_local *l = calloc(1, sizeof(*l));
+	doca_error_t r;
+
+	if (l == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	l->id = id;
+	l->fd = -1;
+	l->evfd = evfd;
+	l->prod_evfd = -1;
+	l->buf_fd = -1;
+	l->net = true;
+	l->max_msg = max_msg;
+	l->imm_len = imm_len;
+	pthread_mutex_lock(&st->lock);
+	l->next = st->locals;
+	st->locals = l;
+	pthread_mutex_unlock(&st->lock);
+	/* The tables first (beside the frames), then the owner's event. */
+	r = net_msg(st, SD_FP_NET_NEW, &b, sizeof(b));
+	if (r == DOCA_SUCCESS)
+		r = sd_fp_conn_send(st, SD_FP_NET_NEW, &b, sizeof(b), -1);
+	if (r != DOCA_SUCCESS) {
+		pthread_mutex_lock(&st->lock);
+		for (struct sd_fp_local **pp = &st->locals; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == l) {
+				*pp = l->next;
+				break;
+			}
+		pthread_mutex_unlock(&st->lock);
+		free(l); /* evfd stays the caller's */
+		return r;
+	}
+	*out = l;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const uint32_t *caps, uint32_t count)
+{
+	uint8_t frame[SD_COMCH_FP_MAX_BODY];
+	struct sd_fp_net_credit_hdr h = {.consumer_id = l->id};
+	doca_error_t r = DOCA_SUCCESS;
+	uint32_t n;
+
+	while (count > 0 && r == DOCA_SUCCESS) {
+		n = count > SD_FP_NET_MAX_CREDITS ? SD_FP_NET_MAX_CREDITS : count;
+		h.count = n;
+		memcpy(frame, &h, sizeof(h));
+		memcpy(frame + sizeof(h), caps, n * sizeof(uint32_t));
+		/* Counted before the frame leaves: a message using the credit
+		 * can come back before sd_fp_conn_send returns. */
+		pthread_mutex_lock(&st->lock);
+		l->granted += n;
+		pthread_mutex_unlock(&st->lock);
+		r = net_msg(st, SD_FP_NET_CREDIT, frame, (uint32_t)(sizeof(h) + n * sizeof(uint32_t)));
+		caps += n;
+		count -= n;
+	}
+	return r;
+}
+
+struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad)
+{
+	struct sd_fp_netmsg *m;
+
+	pthread_mutex_lock(&st->lock);
+	m = l->rx_head;
+	l->rx_head = l->rx_tail = NULL;
+	*bad = l->bad;
+	pthread_mutex_unlock(&st->lock);
+	return m;
+}
+
+bool sd_fp_net_has_credit(struct sd_fp_remote *r)
+{
+	bool yes;
+
+	sd_fp_remote_lock(r);
+	yes = r->nhead != r->ntail || r->nbroken;
+	sd_fp_remote_unlock(r);
+	return yes;
+}
+
+doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len)
+{
+	doca_error_t e = DOCA_SUCCESS;
+
+	if (sd_fp_remote_dead(r))
+		return DOCA_ERROR_NOT_FOUND;
+	if (len > r->max_msg || imm_len > r->imm_len)
+		return DOCA_ERROR_INVALID_VALUE;
+	sd_fp_remote_lock(r);
+	if (r->nbroken)
+		e = DOCA_ERROR_UNEXPECTED;
+	else if (r->nhead == r->ntail)
+		e = DOCA_ERROR_AGAIN;
+	else if (len > r->ncap[r->nhead & (r->slots - 1)])
+		e = DOCA_ERROR_INVALID_VALUE;
+	else
+		r->nhead++;
+	sd_fp_remote_unlock(r);
+	return e;
+}
+
+doca_error_t sd_fp_net_send(struct sd_fp_conn *st, uint32_t consumer_id, uint32_t producer_id, const void *imm,
+			    uint32_t imm_len, const struct doca_buf *buf)
+{
+	uint8_t frame[SD_COMCH_FP_MAX_BODY];
+	struct sd_fp_net_data_hdr h = {
+		.consumer_id = consumer_id,
+		.producer_id = producer_id,
+		.imm_len = imm_len,
+	};
+	const struct doca_buf *seg;
+	size_t total = 0, segoff = 0, n, take;
+	doca_error_t r;
+
+	for (seg = buf; seg != NULL; seg = seg->next)
+		total += seg->data_len;
+	h.total = (uint32_t)total;
+	if (imm_len)
+		memcpy(h.imm, imm, imm_len);
+	seg = buf;
+	/* At least one frame, even for an empty message. */
+	do {
+		n = 0;
+		while (seg != NULL && n < SD_FP_NET_CHUNK) {
+			take = seg->data_len - segoff;
+			if (take > SD_FP_NET_CHUNK - n)
+				take = SD_FP_NET_CHUNK - n;
+			memcpy(frame + sizeof(h) + n, seg->data + segoff, take);
+			n += take;
+			segoff += take;
+			if (segoff == seg->data_len) {
+				seg = seg->next;
+				segoff = 0;
+			}
+		}
+		memcpy(frame, &h, sizeof(h));
+		r = net_msg(st, SD_FP_NET_DATA, frame, (uint32_t)(sizeof(h) + n));
+		if (r != DOCA_SUCCESS)
+			return r;
+		h.off += (uint32_t)n;
+		h.imm_len = 0;
+		memset(h.imm, 0, sizeof(h.imm));
+	} while (h.off < h.total);
+	return DOCA_SUCCESS;
+}
+
+/* NET_NEW (hostile input), in the tap: a consumer of the peer, credits to
+ * come. The owner hears of it from the frame that follows (on_net_event). */
+static void tap_new(struct sd_fp_conn *st, const void *body, uint32_t len)
+{
+	const struct sd_caps *caps = st->dev != NULL ? sd_dev_caps(st->dev) : NULL;
+	struct sd_fp_net_new_body b;
+	struct sd_fp_remote *r, *it;
+
+	if (len != sizeof(b) || body == NULL) {
+		SD_LOG_ERR("fast path: malformed network consumer announcement (len %u)", len);
+		return;
+	}
+	memcpy(&b, body, sizeof(b));
+	if (b.version != SD_FP_VERSION || b.consumer_id == 0 || b.imm_len > SD_FP_MAX_IMM || b.max_msg == 0 ||
+	    b.slots == 0 || (b.slots & (b.slots - 1)) != 0 || b.slots > (1u << 24)) {
+		SD_LOG_ERR("fast path: network consumer announcement refused (version %u id %u max %u imm %u slots %u)",
+			   b.version, b.consumer_id, b.max_msg, b.imm_len, b.slots);
+		return;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r != NULL)
+		r->ncap = calloc(b.slots, sizeof(*r->ncap));
+	if (r == NULL || r->ncap == NULL) {
+		free(r);
+		return;
+	}
+	r->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->wake_fd < 0) {
+		SD_LOG_ERR("fast path: consumer %u refused: no eventfd for its producers: %s", b.consumer_id,
+			   strerror(errno));
+		free(r->ncap);
+		free(r);
+		return;
+	}
+	r->tx.evfd = -1;
+	r->id = b.consumer_id;
+	r->refs = 1;
+	r->max_msg = b.max_msg;
+	r->imm_len = b.imm_len;
+	r->slots = b.slots;
+	pthread_mutex_lock(&st->lock);
+	for (it = st->remotes; it != NULL; it = it->next)
+		if (it->id == b.consumer_id)
+			break;
+	if (it == NULL && (caps == NULL || !caps->max_consumers_per_connection ||
+			   st->nremotes < caps->max_consumers_per_connection)) {
+		r->next = st->remotes;
+		st->remotes = r;
+		st->nremotes++;
+		it = r;
+		r = NULL;
+	} else {
+		it = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (r != NULL) {
+		SD_LOG_ERR("fast path: network consumer %u refused (a duplicate, or past the device's consumers per "
+			   "connection)", b.consumer_id);
+		remote_free(r);
+		return;
+	}
+	SD_LOG_DBG("fast path: peer consumer %u across the network (max message %u, %u slots)", b.consumer_id,
+		   b.max_msg, b.slots);
+}
+
+/* CONSUMER_GONE in the tap: no credit or send for it from now on; its
+ * expiry is told by the frame that follows. */
+static void tap_gone(struct sd_fp_conn *st, const void *body, uint32_t len)
+{
+	struct sd_fp_gone_body b;
+	struct sd_fp_remote *r = NULL;
+	uint64_t one = 1;
+
+	if (len != sizeof(b) || body == NULL)
+		return;
+	memcpy(&b, body, sizeof(b));
+	pthread_mutex_lock(&st->lock);
+	for (struct sd_fp_remote **pp = &st->remotes; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->id == b.consumer_id) {
+			r = *pp;
+			*pp = r->next;
+			st->nremotes--;
+			break;
+		}
+	if (r != NULL) {
+		__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
+		r->next = st->gone;
+		st->gone = r;
+		/* A producer sleeping for credits learns it is gone. */
+		if (write(r->wake_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: saturated, they are awake */
+		}
+	}
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The frames that follow NET_NEW and CONSUMER_GONE across a network, on the
+ * connection's thread: the tap has seen what preceded them once synced. */
+static void on_net_event(struct sd_fp_conn *st, struct doca_comch_connection *conn, uint16_t kind, const void *body,
+			 uint32_t len)
+{
+	struct sd_fp_remote *r = NULL;
+	uint32_t id;
+	bool tell = false;
+
+	if (body == NULL || len < sizeof(uint32_t) * 2)
+		return;
+	/* consumer_id: the second word of NET_NEW, the first of GONE */
+	memcpy(&id, (const uint8_t *)body + (kind == SD_FP_NET_NEW ? sizeof(uint32_t) : 0), sizeof(id));
+	if (st->nops != NULL)
+		st->nops->sync(st->link);
+	pthread_mutex_lock(&st->lock);
+	if (kind == SD_FP_NET_NEW) {
+		for (r = st->remotes; r != NULL; r = r->next)
+			if (r->id == id && !r->evented)
+				break;
+		if (r != NULL)
+			tell = r->evented = true;
+		r = NULL;
+	} else {
+		for (struct sd_fp_remote **pp = &st->gone; *pp != NULL; pp = &(*pp)->next)
+			if ((*pp)->id == id) {
+				r = *pp;
+				*pp = r->next;
+				break;
+			}
+		tell = r != NULL && r->evented;
+	}
+	pthread_mutex_unlock(&st->lock);
+	if (tell)
+		sd_comch_conn_raise_consumer_event(conn, id, kind == SD_FP_NET_NEW);
+	sd_fp_remote_put(r);
+}
+
+static void on_net_credit(struct sd_fp_conn *st, const void *body, uint32_t len)
+{
+	struct sd_fp_net_credit_hdr h;
+	struct sd_fp_remote *r;
+	const uint8_t *caps;
+	bool woke = false;
+	uint64_t one = 1;
+
+	if (body == NULL || len < sizeof(h))
+		return;
+	memcpy(&h, body, sizeof(h));
+	caps = (const uint8_t *)body + sizeof(h);
+	if (h.count == 0 || h.count > SD_FP_NET_MAX_CREDITS || len != sizeof(h) + h.count * sizeof(uint32_t)) {
+		SD_LOG_ERR("fast path: malformed credit message (len %u, count %u)", len, h.count);
+		return;
+	}
+	pthread_mutex_lock(&st->lock);
+	for (r = st->remotes; r != NULL; r = r->next)
+		if (r->id == h.consumer_id)
+			break;
+	if (r != NULL) {
+		sd_fp_remote_lock(r);
+		if (r->ntail - r->nhead + h.count > r->slots) {
+			/* More receives than it said it could post. */
+			r->nbroken = true;
+		} else {
+			for (uint32_t i = 0; i < h.count; i++) {
+				uint32_t cap;
+
+				memcpy(&cap, caps + i * sizeof(cap), sizeof(cap));
+				r->ncap[r->ntail++ & (r->slots - 1)] = cap;
+			}
+		}
+		if (r->nbroken)
+			SD_LOG_ERR("fast path: consumer %u granted more credits than its %u slots", r->id, r->slots);
+		sd_fp_remote_unlock(r);
+		woke = write(r->wake_fd, &one, sizeof(one)) == sizeof(one);
+	}
+	pthread_mutex_unlock(&st->lock);
+	(void)woke; /* EAGAIN: saturated, they are awake */
+}
+
+static void net_bad(struct sd_fp_local *l, const char *why)
+{
+	uint64_t one = 1;
+
+	if (!l->bad)
+		SD_LOG_ERR("fast path: consumer %u: invalid message from the peer: %s", l->id, why);
+	l->bad = true;
+	if (write(l->evfd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: saturated, it is awake */
+	}
+}
+
+/* NET_DATA (hostile input): one fragment for one of our consumers. Bounded:
+ * a message needs a credit we granted, at most max_msg bytes. */
+static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
+{
+	struct sd_fp_net_data_hdr h;
+	struct sd_fp_netmsg *m, **pp;
+	struct sd_fp_local *l;
+	uint32_t n;
+	uint64_t one = 1;
+
+	if (body == NULL || len < sizeof(h))
+		return;
+	memcpy(&h, body, sizeof(h));
+	n = len - (uint32_t)sizeof(h);
+	pthread_mutex_lock(&st->lock);
+	for (l = st->locals; l != NULL; l = l->next)
+		if (l->id == h.consumer_id && l->net)
+			break;
+	if (l == NULL || l->bad) {
+		/* For a consumer that stopped: its messages die with it. */
+		pthread_mutex_unlock(&st->lock);
+		return;
+	}
+	for (pp = &l->partial; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->producer_id == h.producer_id)
+			break;
+	m = *pp;
+	if (m == NULL) {
+		if (h.off != 0 || h.total > l->max_msg || h.imm_len > SD_FP_MAX_IMM || n > h.total) {
+			net_bad(l, "bad first fragment (size, offset or immediate data)");
+			goto out;
+		}
+		if (l->granted == 0) {
+			net_bad(l, "a message without a credit");
+			goto out;
+		}
+		m = malloc(sizeof(*m) + h.total);
+		if (m == NULL) {
+			net_bad(l, "out of memory");
+			goto out;
+		}
+		l->granted--;
+		m->next = NULL;
+		m->producer_id = h.producer_id;
+		m->len = h.total;
+		m->got = 0;
+		m->imm_len = h.imm_len;
+		memcpy(m->imm, h.imm, sizeof(m->imm));
+		*pp = m;
+	} else if (h.off != m->got || h.total != m->len || n > m->len - m->got || n == 0) {
+		net_bad(l, "fragment out of order or beyond its message");
+		goto out;
+	}
+	memcpy(m->data + m->got, (const uint8_t *)body + sizeof(h), n);
+	m->got += n;
+	if (m->got == m->len) {
+		*pp = m->next;
+		m->next = NULL;
+		if (l->rx_tail != NULL)
+			l->rx_tail->next = m;
+		else
+			__atomic_store_n(&l->rx_head, m, __ATOMIC_RELAXED);
+		l->rx_tail = m;
+		if (write(l->evfd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: saturated, it is awake */
+		}
+	}
+out:
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void fp_tap(void *arg, uint16_t kind, const void *body, uint32_t len)
+{
+	struct sd_fp_conn *st = arg;
+
+	switch (kind) {
+	case SD_FP_NET_NEW:
+		tap_new(st, body, len);
+		break;
+	case SD_FP_CONSUMER_GONE:
+		tap_gone(st, body, len);
+		break;
+	case SD_FP_NET_CREDIT:
+		on_net_credit(st, body, len);
+		break;
+	case SD_FP_NET_DATA:
+		on_net_data(st, body, len);
+		break;
+	default:
+		SD_LOG_WARN("fast path: unknown network message kind 0x%x ignored", kind);
+		break;
+	}
 }
 
 static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd,
@@ -587,7 +1137,10 @@ static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const
 		on_new(st, conn, body, len, fd);
 		return;
 	case SD_FP_CONSUMER_GONE:
-		on_gone(st, conn, body, len);
+		if (st->net)
+			on_net_event(st, conn, kind, body, len);
+		else
+			on_gone(st, conn, body, len);
 		break;
 	case SD_FP_CONSUMER_EVFD:
 		on_evfd(st, body, len, fd);
@@ -598,6 +1151,10 @@ static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const
 	case SD_FP_CONSUMER_BUFMEM:
 		on_bufmem(st, body, len, fd);
 		return;
+	case SD_FP_NET_NEW:
+		if (st->net)
+			on_net_event(st, conn, kind, body, len);
+		break;
 	case SD_COMCH_FP_CLOSED:
 		on_closed(st, conn);
 		break;
@@ -646,6 +1203,12 @@ doca_error_t sd_fp_ep_create(struct doca_comch_connection *conn, enum sd_fp_role
 	else
 		max_buf = 0;
 	if (max_buf == 0) {
+		r = DOCA_ERROR_NOT_SUPPORTED;
+		goto out_put;
+	}
+	if (st->net && st->nops == NULL) {
+		SD_LOG_ERR("conn %u: the Comch fast path cannot reach the peer: the link's transport offers no fast path",
+			   sd_comch_conn_id(conn));
 		r = DOCA_ERROR_NOT_SUPPORTED;
 		goto out_put;
 	}

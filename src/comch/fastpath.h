@@ -30,6 +30,42 @@
  *                  a producer waiting for credits or room asked for it.
  *                  Sent once, before the first such request.
  *
+ * Across a network (the connection's link cannot carry file descriptors:
+ * SOFTDOCA_LINK=ucx://, sd_link_ucx.h; st->net, decided once per
+ * connection) nothing is shared: the fast path becomes messages on the
+ * link's authenticated, ordered Comch connection, beside its frames
+ * (struct sd_link_fp_ops): the module hands them to our tap on its own
+ * thread as they arrive, so that credits reach a producer whose program
+ * retries a send without progressing its PE (as NVIDIA's samples do). The
+ * tap keeps the tables; what the owner must be told (a consumer appeared or
+ * expired) follows as a frame (NET_NEW, CONSUMER_GONE) that the dispatcher
+ * handles on the connection's thread after syncing the tap (everything
+ * sent before the frame has then been through it):
+ *   NET_NEW     consumer -> producers' side: a consumer started (its id, its
+ *               largest message, immediate data length and receive slots).
+ *               CONSUMER_GONE withdraws it, as locally.
+ *   NET_CREDIT  consumer -> producers' side: receives posted, in order, each
+ *               as its capacity (batched: one frame per progress call).
+ *   NET_DATA    producer -> consumer: one fragment of a message (header with
+ *               the total length, offset, producer id and immediate data,
+ *               then the bytes). A message takes the credit at the head of
+ *               the consumer's FIFO: the n-th message lands in the n-th
+ *               posted buffer, as locally.
+ * The producers' side keeps each remote consumer's credits (capacities) in
+ * a FIFO (the remote's spin lock): no credit is AGAIN, a message larger
+ * than the head credit or the consumer's maximum INVALID_VALUE, as locally.
+ * The consumer's side (the dispatcher, on the connection's thread)
+ * reassembles fragments per producer into a heap message, validating every
+ * field against what it granted (never more messages in flight than
+ * credits granted, never more bytes than the consumer's maximum, offsets in
+ * order); a violation marks the consumer broken (its ctx fails with
+ * UNEXPECTED, as for a corrupt ring locally). Complete messages are queued
+ * on the consumer's entry and its eventfd is signalled; the consumer's
+ * progress (its PE's thread) copies them into the posted buffers and
+ * completes the tasks. No user callback runs off the PE's thread.
+ * Sends are synchronous as locally (the task completes at submit): the
+ * fragments are handed to the link, waiting boundedly for its window.
+ *
  * Threading: the dispatcher runs on the connection's thread. Producers and
  * consumers run on their own threads and reach the connection only through
  * sd_fp_conn_send (under the state's mutex, which also orders them against
@@ -52,7 +88,10 @@
 
 struct doca_comch_connection;
 struct doca_ctx;
+struct doca_buf;
 struct doca_dev;
+struct sd_link;
+struct sd_link_fp_ops;
 struct sd_caps;
 struct sd_ctx_ops;
 
@@ -62,6 +101,50 @@ enum sd_fp_kind {
 	SD_FP_CONSUMER_EVFD = 0x103,
 	SD_FP_PRODUCER_EVFD = 0x104,
 	SD_FP_CONSUMER_BUFMEM = 0x105,
+	SD_FP_NET_NEW = 0x106,
+	SD_FP_NET_CREDIT = 0x107,
+	SD_FP_NET_DATA = 0x108,
+};
+
+/* Across a network (see the top of this file). */
+struct sd_fp_net_new_body {
+	uint32_t version; /* SD_FP_VERSION */
+	uint32_t consumer_id;
+	uint32_t max_msg;
+	uint32_t imm_len;
+	uint32_t slots; /* receives it can post at once (pow2) */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct sd_fp_net_new_body) == 24, "NET_NEW body layout");
+
+struct sd_fp_net_credit_hdr {
+	uint32_t consumer_id;
+	uint32_t count; /* followed by count u32 capacities */
+};
+#define SD_FP_NET_MAX_CREDITS ((4096u - sizeof(struct sd_fp_net_credit_hdr)) / sizeof(uint32_t))
+
+struct sd_fp_net_data_hdr {
+	uint32_t consumer_id;
+	uint32_t producer_id;
+	uint32_t total;   /* the message's length */
+	uint32_t off;     /* of this fragment's bytes in it */
+	uint32_t imm_len; /* first fragment only; 0 in the others */
+	uint32_t reserved;
+	uint8_t imm[SD_FP_MAX_IMM];
+};
+_Static_assert(sizeof(struct sd_fp_net_data_hdr) == 56, "NET_DATA header layout");
+#define SD_FP_NET_CHUNK (4096u - sizeof(struct sd_fp_net_data_hdr))
+
+/* A message received across a network: partial (reassembling, the
+ * dispatcher's alone) or complete (queued for the consumer). */
+struct sd_fp_netmsg {
+	struct sd_fp_netmsg *next;
+	uint32_t producer_id;
+	uint32_t len;
+	uint32_t got;
+	uint32_t imm_len;
+	uint8_t imm[SD_FP_MAX_IMM];
+	uint8_t data[];
 };
 
 /* Largest receive memory a producer maps for direct placement. */
@@ -107,7 +190,21 @@ struct sd_fp_remote {
 	void *dbase; /* the consumer's receive memory (CONSUMER_BUFMEM), NULL if none */
 	size_t dlen;
 	struct sd_fp_tx tx;
+	/* across a network (base NULL): credits granted, under lock */
+	uint32_t max_msg;
+	uint32_t imm_len;
+	uint32_t slots; /* pow2 */
+	uint32_t *ncap; /* slots capacities */
+	uint64_t nhead, ntail;
+	bool nbroken;   /* the peer granted more than it announced */
+	bool evented;   /* the owner was told it appeared (owed the expiry) */
 };
+
+/* Producers across a network: take the head credit of r (AGAIN: none;
+ * INVALID_VALUE: len above it or the consumer's maximum, credit kept;
+ * NOT_FOUND: gone; UNEXPECTED: the peer broke the credit protocol). */
+doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len);
+bool sd_fp_net_has_credit(struct sd_fp_remote *r);
 
 /* A consumer of this process, announced to the peer. */
 struct sd_fp_local {
@@ -120,6 +217,14 @@ struct sd_fp_local {
 	struct sd_fp_new_body body;
 	int buf_fd;                /* the receive memory's memfd (-1: none); not ours to close */
 	struct sd_fp_bufmem_body buf;
+	/* across a network: under the state's lock */
+	bool net;
+	uint32_t max_msg;
+	uint32_t imm_len;
+	uint64_t granted;   /* credits sent and not yet used by a message */
+	bool bad;           /* the peer broke the protocol */
+	struct sd_fp_netmsg *partial;        /* the dispatcher's reassembly */
+	struct sd_fp_netmsg *rx_head, *rx_tail; /* complete, for the consumer */
 };
 
 struct sd_fp_conn {
@@ -133,6 +238,13 @@ struct sd_fp_conn {
 	uint32_t nproducers;
 	uint32_t nconsumers;
 	uint32_t nremotes; /* peer consumers mapped, capped by the device */
+	bool net;          /* the link cannot carry fds: messages, not shared memory */
+	/* across a network: the connection's link and the module's fast-path
+	 * calls (NULL: not available), consumers withdrawn by the tap whose
+	 * expiry the owner is still owed (the connection's thread tells it) */
+	struct sd_link *link;
+	const struct sd_link_fp_ops *nops;
+	struct sd_fp_remote *gone;
 };
 
 /* Attach to a live connection (creating its state and dispatcher on first
@@ -160,6 +272,23 @@ doca_error_t sd_fp_conn_announce_bufmem(struct sd_fp_conn *st, uint32_t id, int 
 					uint64_t region_size, int buf_fd, uint64_t buf_off, uint64_t buf_len,
 					struct sd_fp_local **out);
 void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id);
+
+/* Across a network: announce a consumer (evfd is signalled when messages
+ * are queued; kept until withdraw, which closes it, as above). */
+doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, uint32_t max_msg, uint32_t imm_len,
+				uint32_t slots, struct sd_fp_local **out);
+/* Grant count credits (capacities caps[], in posting order). */
+doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const uint32_t *caps, uint32_t count);
+/* Take every complete message queued for l (a list, oldest first; the
+ * caller frees each); *bad: the peer broke the protocol. */
+struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad);
+static inline bool sd_fp_net_pending(const struct sd_fp_local *l)
+{
+	return __atomic_load_n(&l->rx_head, __ATOMIC_RELAXED) != NULL;
+}
+/* Send one message (fragments) to consumer id. */
+doca_error_t sd_fp_net_send(struct sd_fp_conn *st, uint32_t consumer_id, uint32_t producer_id, const void *imm,
+			    uint32_t imm_len, const struct doca_buf *buf);
 
 /* Find a live remote consumer; returns a reference or NULL. */
 struct sd_fp_remote *sd_fp_remote_get(struct sd_fp_conn *st, uint32_t id);

@@ -64,6 +64,11 @@ struct doca_comch_producer {
 	bool here;
 	uint32_t cpu_left;
 	bool traced; /* SOFTDOCA_TRACE (decided once per process) */
+	/* Across a network (fastpath.h, "Across a network"): the
+	 * connection's, fixed at create. net_lost: a send failed part way
+	 * (the consumer's side cannot reassemble what follows). */
+	bool net;
+	bool net_lost;
 };
 
 #define SD_FP_CPU_EVERY 64u
@@ -140,6 +145,7 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	}
 	p->failed = false;
 	p->cut = false;
+	p->net_lost = false;
 	p->refused = 0;
 	p->wait = TX_WAIT_NONE;
 	p->idle_polls = 0;
@@ -253,15 +259,56 @@ static int wait_progress(struct doca_comch_producer *p)
 	return 1;
 }
 
+/* Across a network, after a refused send: credits come as messages, which
+ * signal the remote's eventfd; the PE watches it while we wait, so that a
+ * program sleeping on the notification handle wakes for them. */
+static int net_wait_progress(struct doca_comch_producer *p)
+{
+	struct sd_fp_remote *r = p->cached;
+	doca_error_t e;
+	uint64_t v;
+
+	if (p->wait == TX_WAIT_NONE || p->wait == TX_WAIT_TOLD || r == NULL)
+		return 0;
+	if (sd_fp_remote_dead(r)) {
+		drop_cache(p); /* the next send answers NOT_FOUND */
+		return 1;
+	}
+	if (p->wait != TX_WAIT_ARMED) {
+		if (!p->watching) {
+			e = sd_pe_watch_fd(p->ctx.pe, r->wake_fd);
+			/* ALREADY_EXIST: another producer of this PE waits on it too */
+			if (e != DOCA_SUCCESS && e != DOCA_ERROR_ALREADY_EXIST) {
+				p->wait = TX_WAIT_TOLD;
+				return 1;
+			}
+			p->watching = e == DOCA_SUCCESS;
+		}
+		p->wait = TX_WAIT_ARMED;
+	}
+	/* Cleared before the look: a credit after it signals again. */
+	if (read(r->wake_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: none */
+	}
+	if (!sd_fp_net_has_credit(r))
+		return 0;
+	unwatch(p);
+	p->wait = TX_WAIT_TOLD;
+	return 1;
+}
+
 static int producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = to_producer(ctx);
 
-	if (!p->failed && ctx->state == DOCA_CTX_STATE_RUNNING && (sd_fp_conn_closed(p->st) || p->cut)) {
+	if (!p->failed && ctx->state == DOCA_CTX_STATE_RUNNING &&
+	    (sd_fp_conn_closed(p->st) || p->cut || p->net_lost)) {
 		p->failed = true;
 		wait_reset(p);
 		if (p->cut)
 			SD_LOG_ERR("producer %u: fast path cut (SOFTDOCA_FAULTS), stopping", p->id);
+		else if (p->net_lost)
+			SD_LOG_ERR("producer %u: a message could not be sent whole across the network, stopping", p->id);
 		else
 			SD_LOG_ERR("producer %u: connection lost, stopping", p->id);
 		sd_ctx_fail(ctx);
@@ -269,6 +316,8 @@ static int producer_progress(struct doca_ctx *ctx)
 	}
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
+	if (p->net)
+		return net_wait_progress(p);
 	/* Nothing sent since the last call: the program has stopped sending
 	 * for now, so the consumer gets the wake-up it asked for. Still
 	 * sending: only the fence the commits skipped, so that a consumer on
@@ -353,6 +402,51 @@ static struct sd_fp_remote *resolve(struct doca_comch_producer *p, uint32_t id)
 	return p->cached;
 }
 
+/* Across a network: take the consumer's head credit (the same refusals as
+ * the ring's), then hand the message to the connection. Complete at
+ * submit, as locally. */
+static doca_error_t net_send(struct doca_comch_producer *p, struct doca_comch_producer_task_send *t,
+			     struct sd_fp_remote *r, size_t total)
+{
+	doca_error_t e;
+
+	if (p->net_lost)
+		return DOCA_ERROR_NOT_CONNECTED;
+	e = sd_fp_net_take_credit(r, (uint32_t)total, t->imm_len);
+	if (e != DOCA_SUCCESS) {
+		if (e == DOCA_ERROR_NOT_FOUND)
+			drop_cache(p);
+		if (e == DOCA_ERROR_UNEXPECTED)
+			SD_LOG_ERR("producer %u: consumer %u broke the credit protocol", p->id, t->consumer_id);
+		if (e == DOCA_ERROR_AGAIN || e == DOCA_ERROR_NOT_FOUND)
+			return note_refused(p, t->consumer_id, e);
+		SD_LOG_DBG("producer %u: send of %zu bytes to consumer %u failed: %s", p->id, total, t->consumer_id,
+			   doca_error_get_name(e));
+		return e;
+	}
+	e = sd_fp_net_send(p->st, t->consumer_id, p->id, t->imm, t->imm_len, t->buf);
+	if (e != DOCA_SUCCESS) {
+		/* The credit is spent and part of the message may be out:
+		 * nothing can follow it on this consumer. */
+		SD_LOG_ERR("producer %u: send of %zu bytes to consumer %u across the network failed: %s", p->id, total,
+			   t->consumer_id, doca_error_get_name(e));
+		p->net_lost = true;
+		sd_pe_wake(p->ctx.pe); /* progress fails the context */
+		return e == DOCA_ERROR_AGAIN ? DOCA_ERROR_CONNECTION_RESET : e;
+	}
+	p->sends++;
+	p->refused = 0;
+	if (p->wait != TX_WAIT_NONE)
+		wait_reset(p);
+	SD_LOG_TRC("producer %u: conn %u: sent %zu bytes (imm %u) to consumer %u over the network", p->id,
+		   sd_comch_conn_id(p->conn), total, t->imm_len, t->consumer_id);
+	if (p->traced)
+		sd_trace_instant("comch", "producer_send", "\"producer\":%u,\"consumer\":%u,\"bytes\":%zu", p->id,
+				 t->consumer_id, total);
+	sd_task_complete_inline(&t->base, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t send_submit(struct doca_task *task)
 {
 	struct doca_comch_producer_task_send *t = (struct doca_comch_producer_task_send *)task;
@@ -374,6 +468,8 @@ static doca_error_t send_submit(struct doca_task *task)
 	r = resolve(p, t->consumer_id);
 	if (r == NULL)
 		return note_refused(p, t->consumer_id, DOCA_ERROR_NOT_FOUND);
+	if (p->net)
+		return net_send(p, t, r, total);
 
 	sd_fp_remote_lock(r);
 	if (p->cpu_left == 0) {
@@ -487,6 +583,7 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	p->id = sd_comch_conn_alloc_consumer_id(comch_connection);
 	p->max_buf_size = ep.caps->producer_max_buf_size;
 	p->max_tasks = ep.caps->producer_max_tasks;
+	p->net = p->st->net;
 	*producer = p;
 	return DOCA_SUCCESS;
 }

@@ -43,6 +43,14 @@
  * restarted server binds despite TIME_WAIT). The transports are the
  * user's choice (UCX_TLS); between namespaces of one machine use tcp.
  *
+ * The Comch fast path (sd_link_fp_ops in sd_link_ucx.h): LK_FP messages on
+ * a Comch connection beside its frames, outside the frames' sequence and
+ * window (the fast path's credits bound them; held ones are capped at
+ * UCX_FP_MAX_HELD, queued ones make the sender wait past
+ * UCX_FP_MAX_PENDING). The thread hands them to the link's tap after each
+ * worker progress, in order and without the lock, so that the tap may take
+ * the fast path's locks while a producer holding them waits for ours.
+ *
  * Remote memory (SOFTDOCA_LINK and doca_mmap_export_pci): connections of
  * another role on the same worker and thread, through the same handshake;
  * the messages and their checks are in remote_ucx.c (seam: link_ucx_int.h).
@@ -91,7 +99,14 @@ enum lkind {
 	LK_CREDIT,
 	LK_PING,
 	LK_CLOSE,
+	LK_FP, /* a Comch fast-path message (arg: its kind), for the link's tap */
 };
+
+/* Fast-path messages held for a link's tap (none attached yet, or behind):
+ * more is a peer flooding us. Queued toward the peer: more makes the
+ * sender wait (sd_link_fp_ops.send answers AGAIN). */
+#define UCX_FP_MAX_HELD (64u * 1024u * 1024u)
+#define UCX_FP_MAX_PENDING (8u * 1024u * 1024u)
 
 /* Sent as the AM header of every message. */
 struct lhdr {
@@ -172,6 +187,15 @@ struct ulink {
 	bool signalled;
 	bool fd_warned;
 	struct uconn *c;
+	/* the fast path's tap (sd_link_fp_ops): messages held for it, under
+	 * g.mu; tap_mu orders the deliveries (thread or sync), tap_busy pins
+	 * the link against close while one is under way */
+	sd_link_fp_tap_fn tap;
+	void *tap_arg;
+	unsigned int tap_busy;
+	pthread_mutex_t tap_mu;
+	struct rxf *fp_head, *fp_tail;
+	size_t fp_bytes;
 	/* listener */
 	struct ulink *lnext;
 	struct sd_fabric_addr addr;
@@ -202,6 +226,7 @@ static struct {
 	socklen_t xsalen;
 	bool card_set;
 	uint32_t card;
+	bool fp_pending; /* some link holds fast-path messages for its tap */
 	bool stop; /* process exit: the thread returns */
 	bool gone; /* UCX torn down: every call answers NOT_CONNECTED */
 } g = {.efd = -1, .wake = -1};
@@ -450,6 +475,46 @@ static void on_frame(struct uconn *c, const void *data, size_t len)
 	link_update(c->link);
 }
 
+/* A fast-path message: held for the link's tap, which the thread (or the
+ * fast path's sync) calls without our lock. */
+static void on_fp(struct uconn *c, uint32_t kind, const void *data, size_t len)
+{
+	struct ulink *l = c->link;
+	struct rxf *f;
+
+	if (len > SD_FRAME_FP_MAX_BODY || kind < SD_FRAME_FP_FIRST || kind > SD_FRAME_FP_LAST) {
+		SD_LOG_ERR("UCX link: peer %s (pid %u) sent a fast-path message of kind 0x%x, %zu bytes; dropping the "
+			   "link", c->peer, (unsigned)c->auth.peer_pid, (unsigned)kind, len);
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	}
+	if (l == NULL)
+		return; /* not accepted yet, or closed: nobody to hand it to */
+	if (l->fp_bytes + len > UCX_FP_MAX_HELD) {
+		SD_LOG_ERR("UCX link: peer %s (pid %u) sent more fast-path messages than can be held (%u bytes); "
+			   "dropping the link", c->peer, (unsigned)c->auth.peer_pid, UCX_FP_MAX_HELD);
+		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+		return;
+	}
+	f = malloc(sizeof(*f) + len + sizeof(uint32_t));
+	if (f == NULL) {
+		conn_fail(c, DOCA_ERROR_NO_MEMORY);
+		return;
+	}
+	f->next = NULL;
+	f->len = len;
+	memcpy(f->data, &kind, sizeof(kind));
+	if (len)
+		memcpy(f->data + sizeof(kind), data, len);
+	if (l->fp_tail != NULL)
+		l->fp_tail->next = f;
+	else
+		l->fp_head = f;
+	l->fp_tail = f;
+	l->fp_bytes += len;
+	g.fp_pending = true;
+}
+
 static void on_result(struct uconn *c, const void *data, size_t len)
 {
 	struct sd_auth_result r;
@@ -562,6 +627,11 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 		if (c->phase != PH_OPEN || c->role != ROLE_COMCH)
 			break;
 		on_frame(c, data, len);
+		return;
+	case LK_FP:
+		if (c->phase != PH_OPEN || c->role != ROLE_COMCH)
+			break;
+		on_fp(c, h->arg, data, len);
 		return;
 	case LK_CREDIT:
 		if (c->phase != PH_OPEN || len != 0 || c->role != ROLE_COMCH)
@@ -914,6 +984,152 @@ static void service(void)
 	}
 }
 
+/* ---- the fast path's taps (sd_link_fp_ops) -------------------------------- */
+
+/* Deliver what l holds, in order, without g.mu (the tap takes its own
+ * locks, and a thread holding them may be waiting for g.mu). Called with
+ * g.mu held once (not recursively) and l->tap_busy taken; returns with
+ * g.mu held. */
+static void fp_deliver(struct ulink *l)
+{
+	sd_link_fp_tap_fn tap;
+	struct rxf *f;
+	uint32_t kind;
+	void *arg;
+
+	pthread_mutex_unlock(&g.mu);
+	pthread_mutex_lock(&l->tap_mu);
+	for (;;) {
+		pthread_mutex_lock(&g.mu);
+		f = l->tap != NULL ? l->fp_head : NULL;
+		if (f != NULL) {
+			l->fp_head = f->next;
+			if (l->fp_head == NULL)
+				l->fp_tail = NULL;
+			l->fp_bytes -= f->len;
+		}
+		tap = l->tap;
+		arg = l->tap_arg;
+		pthread_mutex_unlock(&g.mu);
+		if (f == NULL)
+			break;
+		memcpy(&kind, f->data, sizeof(kind));
+		tap(arg, (uint16_t)kind, f->data + sizeof(kind), (uint32_t)f->len);
+		free(f);
+	}
+	pthread_mutex_unlock(&l->tap_mu);
+	pthread_mutex_lock(&g.mu);
+}
+
+static void fp_drain_all(void)
+{
+	struct uconn *c;
+	struct ulink *l;
+	bool again = true;
+
+	pthread_mutex_lock(&g.mu);
+	while (g.fp_pending && again) {
+		g.fp_pending = false;
+		again = false;
+		for (c = g.conns; c != NULL; c = c->next) {
+			l = c->link;
+			if (l == NULL || l->fp_head == NULL)
+				continue;
+			if (l->tap == NULL) {
+				g.fp_pending = true; /* held until attach */
+				continue;
+			}
+			l->tap_busy++;
+			fp_deliver(l);
+			l->tap_busy--;
+			pthread_cond_broadcast(&g.cv);
+			/* The list may have changed while unlocked. */
+			again = true;
+			g.fp_pending = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&g.mu);
+}
+
+static void fp_free_held(struct ulink *l)
+{
+	struct rxf *f;
+
+	while ((f = l->fp_head) != NULL) {
+		l->fp_head = f->next;
+		free(f);
+	}
+	l->fp_tail = NULL;
+	l->fp_bytes = 0;
+}
+
+static doca_error_t fp_attach(struct sd_link *link, sd_link_fp_tap_fn tap, void *arg)
+{
+	struct ulink *l = (struct ulink *)link;
+
+	if (link == NULL || link->ops != &ucx_ops || l->listener || tap == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.mu);
+	if (link->fd < 0) {
+		pthread_mutex_unlock(&g.mu);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	l->tap = tap;
+	l->tap_arg = arg;
+	if (l->fp_head != NULL) {
+		g.fp_pending = true;
+		wake_thread();
+	}
+	pthread_mutex_unlock(&g.mu);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t fp_send(struct sd_link *link, uint16_t kind, const void *body, uint32_t len)
+{
+	struct ulink *l = (struct ulink *)link;
+	doca_error_t err = DOCA_SUCCESS;
+	struct uconn *c;
+
+	if (link == NULL || link->ops != &ucx_ops || l->listener || (len > 0 && body == NULL) ||
+	    len > SD_FRAME_FP_MAX_BODY || kind < SD_FRAME_FP_FIRST || kind > SD_FRAME_FP_LAST)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&g.mu);
+	c = l->c;
+	if (link->fd < 0 || c == NULL || c->failed)
+		err = DOCA_ERROR_NOT_CONNECTED;
+	else if (c->pending > UCX_FP_MAX_PENDING)
+		err = DOCA_ERROR_AGAIN;
+	else if (!queue_msg(c, LK_FP, kind, body, len, NULL, 0))
+		err = DOCA_ERROR_NO_MEMORY;
+	else
+		wake_thread();
+	pthread_mutex_unlock(&g.mu);
+	return err;
+}
+
+static void fp_sync(struct sd_link *link)
+{
+	struct ulink *l = (struct ulink *)link;
+
+	if (link == NULL || link->ops != &ucx_ops || l->listener)
+		return;
+	pthread_mutex_lock(&g.mu);
+	if (l->tap != NULL) {
+		l->tap_busy++;
+		fp_deliver(l);
+		l->tap_busy--;
+		pthread_cond_broadcast(&g.cv);
+	}
+	pthread_mutex_unlock(&g.mu);
+}
+
+static const struct sd_link_fp_ops fp_ops = {
+	.attach = fp_attach,
+	.send = fp_send,
+	.sync = fp_sync,
+};
+
 static void *progress_main(void *arg)
 {
 	struct pollfd pfd[2];
@@ -935,6 +1151,7 @@ static void *progress_main(void *arg)
 			service();
 			pthread_mutex_unlock(&g.mu);
 			n = ucp_worker_progress(g.worker);
+			fp_drain_all();
 		} while (n != 0);
 		pthread_mutex_lock(&g.mu);
 		service();
@@ -1187,6 +1404,12 @@ static struct ulink *ulink_new(bool listener)
 		return NULL;
 	}
 	if (pthread_mutex_init(&l->base.lock, NULL) != 0) {
+		close(l->base.fd);
+		free(l);
+		return NULL;
+	}
+	if (pthread_mutex_init(&l->tap_mu, NULL) != 0) {
+		pthread_mutex_destroy(&l->base.lock);
 		close(l->base.fd);
 		free(l);
 		return NULL;
@@ -1511,7 +1734,15 @@ static void ucx_close(struct sd_link *link)
 			c->close_deadline = now_ns();
 		}
 		l->acc_tail = NULL;
-	} else if ((c = l->c) != NULL) {
+	} else {
+		/* No tap call after close returns (the fast path frees what it
+		 * handed us on CLOSED, which follows). */
+		l->tap = NULL;
+		while (l->tap_busy != 0)
+			pthread_cond_wait(&g.cv, &g.mu);
+		fp_free_held(l);
+	}
+	if (!l->listener && (c = l->c) != NULL) {
 		if (!c->failed && c->phase == PH_OPEN)
 			queue_msg(c, LK_CLOSE, 0, NULL, 0, NULL, 0);
 		c->want_close = true;
@@ -1535,6 +1766,7 @@ static void ucx_destroy(struct sd_link *link)
 	if (link == NULL || link->ops != &ucx_ops)
 		return;
 	ucx_close(link);
+	pthread_mutex_destroy(&((struct ulink *)link)->tap_mu);
 	pthread_mutex_destroy(&link->lock);
 	free(link);
 }
@@ -1785,4 +2017,12 @@ const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *u
 	e = setup();
 	*err = e;
 	return e == DOCA_SUCCESS ? &ucx_ops : NULL;
+}
+
+/* The fast path's entry (sd_link_ucx.h, SD_LINK_UCX_FP_ENTRY). */
+const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void);
+
+const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void)
+{
+	return &fp_ops;
 }

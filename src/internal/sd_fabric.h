@@ -33,7 +33,8 @@
  * Transport: struct sd_link_ops, chosen once per process by
  * sd_fabric_transport(): the socket transport (AF_UNIX SOCK_SEQPACKET in
  * the fabric directory), or with SOFTDOCA_LINK=ucx://ADDR:PORT the UCX
- * transport across a network (sd_link_ucx.h; no file descriptors cross it; remote memory across it: remote_ucx.c).
+ * transport across a network (sd_link_ucx.h; no file descriptors cross it;
+ * remote memory across it: remote_ucx.c).
  *
  * Threading: sd_link_send is thread-safe (serialised per link) and so is
  * sd_link_close against concurrent senders; everything else on a link from

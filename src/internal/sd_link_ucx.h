@@ -190,4 +190,41 @@ typedef const struct sd_link_remote_ops *(*sd_link_ucx_remote_fn)(void);
  */
 doca_error_t sd_link_remote(const struct sd_link_remote_ops **ops) __attribute__((weak));
 
+/* ---- the Comch fast path across the link --------------------------------- */
+
+/*
+ * What the Comch fast path (src/comch/fastpath.c, "Across a network") asks
+ * of the module: messages of its own on a Comch link's connection, outside
+ * the link's frames (no sequence number, no window of the link: the fast
+ * path's credits bound them), delivered to a tap as they arrive so that a
+ * producer gets its credits while its program is busy elsewhere (as the
+ * shared ring gives them locally).
+ *  - attach: install the link's tap (once; INVALID_VALUE for a link of
+ *    another transport). Messages that came before it are held (bounded)
+ *    and delivered first.
+ *  - send: queue one message (kind in SD_FRAME_FP_FIRST..LAST, body at
+ *    most SD_FRAME_FP_MAX_BODY bytes). NOT_CONNECTED: the link is closed or
+ *    failed; AGAIN: too much is queued toward the peer (retry later).
+ *  - sync: deliver, on the caller's thread, everything that arrived up to
+ *    now and is not delivered yet (the fast path calls it before a frame
+ *    that must find the tap's work done: frames and these messages leave
+ *    in order, but reach the program by two ways).
+ * The tap runs on the module's thread (or in sync), one call at a time,
+ * in arrival order, without the module's lock: it may take its own locks,
+ * must not block long and must not call back into the module. It may run
+ * until the link is closed; close waits for a call in flight, and none
+ * comes after it.
+ */
+typedef void (*sd_link_fp_tap_fn)(void *arg, uint16_t kind, const void *body, uint32_t len);
+
+struct sd_link_fp_ops {
+	doca_error_t (*attach)(struct sd_link *link, sd_link_fp_tap_fn tap, void *arg);
+	doca_error_t (*send)(struct sd_link *link, uint16_t kind, const void *body, uint32_t len);
+	void (*sync)(struct sd_link *link);
+};
+
+/* The module's third entry point (dlsym). */
+#define SD_LINK_UCX_FP_ENTRY "priv_doca_sd_link_ucx_fastpath"
+typedef const struct sd_link_fp_ops *(*sd_link_ucx_fp_fn)(void);
+
 #endif /* SD_LINK_UCX_H_ */

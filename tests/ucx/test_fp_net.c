@@ -1,0 +1,480 @@
+/*
+ * The Comch fast path across a network (src/comch/fastpath.c, "Across a
+ * network") driven from both ends of its seam, in one process, with no
+ * network: the Comch connection and the UCX module are doubles. The test
+ * plays the peer: it feeds the tap what a hostile or broken peer could send
+ * and checks that every violation is refused or marks the consumer broken,
+ * never more memory or a crash; and that an honest exchange (announce,
+ * credits, fragments) lands as the API says.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "comch_priv.h"
+#include "fastpath.h"
+#include "sd_comch.h"
+#include "sd_ctx.h"
+#include "sd_dev.h"
+#include "sd_fabric.h"
+#include "sd_link_ucx.h"
+#include "sd_mem.h"
+
+/* ---- doubles: the connection, the device, the transport, the module ---- */
+
+static struct doca_comch_connection t_conn;
+static void *t_slot;
+static struct sd_caps t_caps;
+static sd_comch_fp_handler_t t_handler;
+static void *t_handler_arg;
+static int t_events_new, t_events_gone;
+static sd_link_fp_tap_fn t_tap;
+static void *t_tap_arg;
+static int t_syncs;
+
+/* what our side sent beside the frames, last one kept */
+static uint16_t t_sent_kind;
+static uint8_t t_sent[SD_COMCH_FP_MAX_BODY];
+static uint32_t t_sent_len;
+static int t_sent_count;
+
+void **sd_comch_conn_fp_slot(struct doca_comch_connection *conn)
+{
+	(void)conn;
+	return &t_slot;
+}
+
+bool sd_comch_conn_fp_attach(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg)
+{
+	(void)conn;
+	t_handler = handler;
+	t_handler_arg = arg;
+	return true;
+}
+
+void sd_comch_conn_fp_set_handler(struct doca_comch_connection *conn, sd_comch_fp_handler_t handler, void *arg)
+{
+	(void)conn;
+	t_handler = handler;
+	t_handler_arg = arg;
+}
+
+doca_error_t sd_comch_conn_fp_send(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len,
+				   int fd)
+{
+	(void)conn;
+	(void)kind;
+	(void)body;
+	(void)len;
+	return fd >= 0 ? DOCA_ERROR_NOT_SUPPORTED : DOCA_SUCCESS;
+}
+
+bool sd_comch_conn_is_alive(const struct doca_comch_connection *conn)
+{
+	(void)conn;
+	return true;
+}
+
+struct doca_dev *sd_comch_conn_dev(const struct doca_comch_connection *conn)
+{
+	(void)conn;
+	return (struct doca_dev *)&t_caps; /* only ever handed to sd_dev_caps */
+}
+
+const struct sd_caps *sd_dev_caps(const struct doca_dev *dev)
+{
+	(void)dev;
+	return &t_caps;
+}
+
+void sd_comch_conn_raise_consumer_event(struct doca_comch_connection *conn, uint32_t consumer_id, bool appeared)
+{
+	(void)conn;
+	(void)consumer_id;
+	if (appeared)
+		t_events_new++;
+	else
+		t_events_gone++;
+}
+
+void sd_comch_conn_ref(struct doca_comch_connection *conn)
+{
+	(void)conn;
+}
+
+void sd_comch_conn_unref(struct doca_comch_connection *conn)
+{
+	(void)conn;
+}
+
+uint32_t sd_comch_conn_id(const struct doca_comch_connection *conn)
+{
+	return conn != NULL ? 1 : 0;
+}
+
+void sd_ctx_init(struct doca_ctx *ctx, const struct sd_ctx_ops *ops, const char *name)
+{
+	(void)ctx;
+	(void)ops;
+	(void)name;
+}
+
+doca_error_t sd_ctx_fini(struct doca_ctx *ctx)
+{
+	(void)ctx;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t t_link_send(struct sd_link *link, uint16_t type, const void *body, uint32_t len, int fd)
+{
+	(void)link;
+	(void)type;
+	(void)body;
+	(void)len;
+	(void)fd;
+	return DOCA_SUCCESS;
+}
+
+static const struct sd_link_ops t_transport = {
+	.name = "ucx",
+	.send = t_link_send,
+};
+
+const struct sd_link_ops *sd_fabric_transport(void)
+{
+	return &t_transport;
+}
+
+static doca_error_t t_fp_attach(struct sd_link *link, sd_link_fp_tap_fn tap, void *arg)
+{
+	(void)link;
+	t_tap = tap;
+	t_tap_arg = arg;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t t_fp_send(struct sd_link *link, uint16_t kind, const void *body, uint32_t len)
+{
+	(void)link;
+	assert_true(len <= sizeof(t_sent));
+	t_sent_kind = kind;
+	memcpy(t_sent, body, len);
+	t_sent_len = len;
+	t_sent_count++;
+	return DOCA_SUCCESS;
+}
+
+static void t_fp_sync(struct sd_link *link)
+{
+	(void)link;
+	t_syncs++;
+}
+
+static const struct sd_link_fp_ops t_fp_ops = {
+	.attach = t_fp_attach,
+	.send = t_fp_send,
+	.sync = t_fp_sync,
+};
+
+/* Found by fastpath.c through the transport's code (this executable, built
+ * with its symbols exported). */
+const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void);
+const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void)
+{
+	return &t_fp_ops;
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static struct sd_fp_conn *st;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&t_conn, 0, sizeof(t_conn));
+	t_slot = NULL;
+	t_tap = NULL;
+	t_events_new = t_events_gone = t_syncs = t_sent_count = 0;
+	memset(&t_caps, 0, sizeof(t_caps));
+	t_caps.producer_max_buf_size = 4u << 20;
+	t_caps.consumer_max_buf_size = 4u << 20;
+	t_caps.max_consumers_per_connection = 4;
+	assert_int_equal(sd_fp_conn_get(&t_conn, &st), DOCA_SUCCESS);
+	assert_true(st->net);
+	assert_non_null(st->nops);
+	assert_non_null(t_tap);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	/* the connection dies: CLOSED, then our reference */
+	t_handler(&t_conn, SD_COMCH_FP_CLOSED, NULL, 0, -1, t_handler_arg);
+	sd_fp_conn_put(st);
+	return 0;
+}
+
+static void tap(uint16_t kind, const void *body, uint32_t len)
+{
+	t_tap(t_tap_arg, kind, body, len);
+}
+
+static void peer_new(uint32_t id, uint32_t max_msg, uint32_t imm_len, uint32_t slots)
+{
+	struct sd_fp_net_new_body b = {.version = SD_FP_VERSION, .consumer_id = id, .max_msg = max_msg,
+				       .imm_len = imm_len, .slots = slots};
+
+	tap(SD_FP_NET_NEW, &b, sizeof(b));
+	t_handler(&t_conn, SD_FP_NET_NEW, &b, sizeof(b), -1, t_handler_arg);
+}
+
+static void peer_credit(uint32_t id, const uint32_t *caps, uint32_t n)
+{
+	uint8_t buf[SD_COMCH_FP_MAX_BODY];
+	struct sd_fp_net_credit_hdr h = {.consumer_id = id, .count = n};
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), caps, n * sizeof(uint32_t));
+	tap(SD_FP_NET_CREDIT, buf, (uint32_t)(sizeof(h) + n * sizeof(uint32_t)));
+}
+
+static void peer_data(uint32_t id, uint32_t producer, uint32_t total, uint32_t off, const void *bytes, uint32_t n,
+		      uint32_t imm_len)
+{
+	uint8_t buf[SD_COMCH_FP_MAX_BODY];
+	struct sd_fp_net_data_hdr h = {.consumer_id = id, .producer_id = producer, .total = total, .off = off,
+				       .imm_len = imm_len};
+
+	memset(h.imm, 0xab, sizeof(h.imm));
+	memcpy(buf, &h, sizeof(h));
+	if (n)
+		memcpy(buf + sizeof(h), bytes, n);
+	tap(SD_FP_NET_DATA, buf, (uint32_t)(sizeof(h) + n));
+}
+
+static struct sd_fp_local *local_consumer(uint32_t id, uint32_t max_msg, uint32_t caps0, uint32_t ncred)
+{
+	struct sd_fp_local *l;
+	uint32_t caps[8];
+	int evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); /* withdraw closes it */
+
+	assert_true(evfd >= 0);
+	assert_int_equal(sd_fp_net_announce(st, id, evfd, max_msg, 8, 8, &l), DOCA_SUCCESS);
+	assert_int_equal(t_sent_kind, SD_FP_NET_NEW);
+	for (uint32_t i = 0; i < ncred; i++)
+		caps[i] = caps0;
+	if (ncred)
+		assert_int_equal(sd_fp_net_grant(st, l, caps, ncred), DOCA_SUCCESS);
+	return l;
+}
+
+/* ---- the producers' side --------------------------------------------------- */
+
+static void test_credits_and_refusals(void **state)
+{
+	struct sd_fp_remote *r;
+	uint32_t caps[3] = {100, 10, 5000}; /* a credit above the maximum: the maximum holds */
+
+	(void)state;
+	peer_new(7, 4096, 8, 4);
+	assert_int_equal(t_syncs, 1);
+	assert_int_equal(t_events_new, 1);
+	r = sd_fp_remote_get(st, 7);
+	assert_non_null(r);
+	/* no credit: AGAIN, as locally */
+	assert_int_equal(sd_fp_net_take_credit(r, 1, 0), DOCA_ERROR_AGAIN);
+	peer_credit(7, caps, 3);
+	/* beyond the consumer's maximum or immediate data: INVALID_VALUE */
+	assert_int_equal(sd_fp_net_take_credit(r, 4097, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_fp_net_take_credit(r, 1, 9), DOCA_ERROR_INVALID_VALUE);
+	/* beyond the head credit's capacity: INVALID_VALUE, credit kept */
+	assert_int_equal(sd_fp_net_take_credit(r, 101, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_fp_net_take_credit(r, 100, 8), DOCA_SUCCESS);
+	assert_int_equal(sd_fp_net_take_credit(r, 11, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_fp_net_take_credit(r, 10, 0), DOCA_SUCCESS);
+	assert_int_equal(sd_fp_net_take_credit(r, 4097, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(sd_fp_net_take_credit(r, 4096, 0), DOCA_SUCCESS);
+	assert_int_equal(sd_fp_net_take_credit(r, 1, 0), DOCA_ERROR_AGAIN);
+	/* more credits than the slots it announced: the protocol is broken */
+	{
+		uint32_t many[5] = {1, 1, 1, 1, 1};
+
+		peer_credit(7, many, 5);
+	}
+	assert_int_equal(sd_fp_net_take_credit(r, 1, 0), DOCA_ERROR_UNEXPECTED);
+	sd_fp_remote_put(r);
+}
+
+static void test_bad_announcements(void **state)
+{
+	struct sd_fp_net_new_body b = {.version = SD_FP_VERSION, .consumer_id = 3, .max_msg = 64, .slots = 4};
+	uint32_t c = 1;
+
+	(void)state;
+	tap(SD_FP_NET_NEW, &b, sizeof(b) - 1); /* short */
+	b.slots = 3;                           /* not a power of two */
+	tap(SD_FP_NET_NEW, &b, sizeof(b));
+	b.slots = 4;
+	b.imm_len = SD_FP_MAX_IMM + 1;
+	tap(SD_FP_NET_NEW, &b, sizeof(b));
+	b.imm_len = 0;
+	b.version = SD_FP_VERSION + 1;
+	tap(SD_FP_NET_NEW, &b, sizeof(b));
+	b.version = SD_FP_VERSION;
+	b.consumer_id = 0;
+	tap(SD_FP_NET_NEW, &b, sizeof(b));
+	assert_null(sd_fp_remote_get(st, 3));
+	assert_null(sd_fp_remote_get(st, 0));
+	/* the owner hears of none of them */
+	t_handler(&t_conn, SD_FP_NET_NEW, &b, sizeof(b), -1, t_handler_arg);
+	assert_int_equal(t_events_new, 0);
+	/* credits for nobody, malformed credits: ignored */
+	peer_credit(3, &c, 1);
+	tap(SD_FP_NET_CREDIT, &c, 3);
+	/* past the device's consumers per connection */
+	for (uint32_t id = 10; id < 16; id++)
+		peer_new(id, 64, 0, 4);
+	assert_int_equal(t_events_new, 4);
+	assert_null(sd_fp_remote_get(st, 14));
+}
+
+static void test_gone_then_back(void **state)
+{
+	struct sd_fp_gone_body g = {.consumer_id = 5};
+	struct sd_fp_remote *r;
+
+	(void)state;
+	peer_new(5, 64, 0, 4);
+	r = sd_fp_remote_get(st, 5);
+	assert_non_null(r);
+	tap(SD_FP_CONSUMER_GONE, &g, sizeof(g));
+	assert_true(sd_fp_remote_dead(r));
+	assert_int_equal(sd_fp_net_take_credit(r, 1, 0), DOCA_ERROR_NOT_FOUND);
+	/* restarted before the owner heard it went: both events, in order */
+	peer_new(5, 64, 0, 4);
+	t_handler(&t_conn, SD_FP_CONSUMER_GONE, &g, sizeof(g), -1, t_handler_arg);
+	assert_int_equal(t_events_new, 2);
+	assert_int_equal(t_events_gone, 1);
+	sd_fp_remote_put(r);
+	r = sd_fp_remote_get(st, 5);
+	assert_non_null(r);
+	assert_false(sd_fp_remote_dead(r));
+	sd_fp_remote_put(r);
+}
+
+/* ---- the consumer's side ----------------------------------------------------- */
+
+static void test_messages_land_in_order(void **state)
+{
+	struct sd_fp_local *l;
+	struct sd_fp_netmsg *m;
+	uint8_t big[10000];
+	bool bad;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	l = local_consumer(9, sizeof(big), sizeof(big), 2);
+	/* a message in three fragments, and an empty one */
+	peer_data(9, 1, sizeof(big), 0, big, SD_FP_NET_CHUNK, 4);
+	peer_data(9, 1, sizeof(big), SD_FP_NET_CHUNK, big + SD_FP_NET_CHUNK, SD_FP_NET_CHUNK, 0);
+	assert_false(sd_fp_net_pending(l));
+	peer_data(9, 1, sizeof(big), 2 * SD_FP_NET_CHUNK, big + 2 * SD_FP_NET_CHUNK,
+		  sizeof(big) - 2 * SD_FP_NET_CHUNK, 0);
+	peer_data(9, 2, 0, 0, NULL, 0, 0);
+	assert_true(sd_fp_net_pending(l));
+	m = sd_fp_net_take(st, l, &bad);
+	assert_false(bad);
+	assert_non_null(m);
+	assert_int_equal(m->len, sizeof(big));
+	assert_int_equal(m->producer_id, 1);
+	assert_int_equal(m->imm_len, 4);
+	assert_memory_equal(m->data, big, sizeof(big));
+	assert_non_null(m->next);
+	assert_int_equal(m->next->len, 0);
+	assert_int_equal(m->next->producer_id, 2);
+	free(m->next);
+	free(m);
+	/* both credits used: a third message is a violation */
+	peer_data(9, 1, 1, 0, big, 1, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_true(bad);
+	sd_fp_conn_withdraw(st, 9);
+	assert_int_equal(t_sent_kind, SD_FP_CONSUMER_GONE);
+}
+
+static void test_hostile_fragments(void **state)
+{
+	static const struct {
+		uint32_t total, off, n, imm;
+		const char *what;
+	} first[] = {
+		{65, 0, 1, 0, "larger than the consumer's maximum"},
+		{10, 1, 1, 0, "first fragment not at offset 0"},
+		{10, 0, 11, 0, "fragment beyond its message"},
+		{10, 0, 1, SD_FP_MAX_IMM + 1, "immediate data too long"},
+	};
+	uint8_t bytes[64] = {0};
+	struct sd_fp_netmsg *m;
+	struct sd_fp_local *l;
+	bool bad;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
+		l = local_consumer(20 + (uint32_t)i, 64, 64, 2);
+		peer_data(20 + (uint32_t)i, 1, first[i].total, first[i].off, bytes, first[i].n, first[i].imm);
+		m = sd_fp_net_take(st, l, &bad);
+		assert_null(m);
+		if (!bad)
+			fail_msg("not refused: %s", first[i].what);
+		sd_fp_conn_withdraw(st, 20 + (uint32_t)i);
+	}
+	/* continuation out of order, or changing the total */
+	l = local_consumer(30, 64, 64, 2);
+	peer_data(30, 1, 20, 0, bytes, 10, 0);
+	peer_data(30, 1, 20, 5, bytes, 10, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_true(bad);
+	sd_fp_conn_withdraw(st, 30);
+	l = local_consumer(31, 64, 64, 2);
+	peer_data(31, 1, 20, 0, bytes, 10, 0);
+	peer_data(31, 1, 30, 10, bytes, 10, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_true(bad);
+	sd_fp_conn_withdraw(st, 31);
+	/* no credit at all */
+	l = local_consumer(32, 64, 64, 0);
+	peer_data(32, 1, 1, 0, bytes, 1, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_true(bad);
+	sd_fp_conn_withdraw(st, 32);
+	/* truncated headers, unknown consumers: ignored, nothing breaks */
+	tap(SD_FP_NET_DATA, bytes, 10);
+	peer_data(99, 1, 1, 0, bytes, 1, 0);
+	tap(0x1ee, bytes, 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_credits_and_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_announcements, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gone_then_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_messages_land_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_fragments, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
