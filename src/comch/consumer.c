@@ -172,6 +172,23 @@ static void share_bufmem(struct doca_comch_consumer *c, struct sd_pages_share *s
 	c->dlen = c->share.len;
 }
 
+/* The eventfd whoever feeds us signals (the producer's side locally, the
+ * dispatcher across a network), watched by our PE. */
+static doca_error_t watch_evfd(struct doca_comch_consumer *c)
+{
+	doca_error_t r;
+
+	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->evfd < 0)
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	r = sd_pe_watch_fd(c->ctx.pe, c->evfd);
+	if (r != DOCA_SUCCESS) {
+		close(c->evfd);
+		c->evfd = -1;
+	}
+	return r;
+}
+
 /* Across a network: the same queue of posted buffers, and an eventfd the
  * dispatcher signals when messages are queued for us. */
 static doca_error_t net_start(struct doca_comch_consumer *c, uint32_t max_msg)
@@ -188,17 +205,9 @@ static doca_error_t net_start(struct doca_comch_consumer *c, uint32_t max_msg)
 		r = DOCA_ERROR_NO_MEMORY;
 		goto err;
 	}
-	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->evfd < 0) {
-		r = DOCA_ERROR_OPERATING_SYSTEM;
+	r = watch_evfd(c);
+	if (r != DOCA_SUCCESS)
 		goto err;
-	}
-	r = sd_pe_watch_fd(c->ctx.pe, c->evfd);
-	if (r != DOCA_SUCCESS) {
-		close(c->evfd);
-		c->evfd = -1;
-		goto err;
-	}
 	c->broken = false;
 	c->failed = false;
 	r = sd_fp_net_announce(c->st, c->id, c->evfd, max_msg, c->imm_len, p.qcap, &c->local);
@@ -272,17 +281,9 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		r = DOCA_ERROR_NO_MEMORY;
 		goto err;
 	}
-	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->evfd < 0) {
-		r = DOCA_ERROR_OPERATING_SYSTEM;
+	r = watch_evfd(c);
+	if (r != DOCA_SUCCESS)
 		goto err;
-	}
-	r = sd_pe_watch_fd(c->ctx.pe, c->evfd);
-	if (r != DOCA_SUCCESS) {
-		close(c->evfd);
-		c->evfd = -1;
-		goto err;
-	}
 	c->q = calloc(p.qcap, sizeof(*c->q));
 	if (c->q == NULL) {
 		r = DOCA_ERROR_NO_MEMORY;
