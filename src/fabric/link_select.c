@@ -254,7 +254,10 @@ static const struct sd_link_ops refuse_ops = {
 /* ---- selection ---------------------------------------------------------------- */
 
 static const struct sd_link_ops *g_ops;
-static const struct sd_link_ops *g_sock_ops;
+static const struct sd_link_ops *g_sock_ops; /* written in select_once only */
+/* What sd_link_select was handed (the same ops from every caller, on any
+ * thread): atomic, read once by select_once. */
+static const struct sd_link_ops *g_sock_arg;
 static const struct sd_link_remote_ops *g_remote;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
@@ -309,6 +312,7 @@ static void select_once(void)
 	size_t secret_len = 0;
 	doca_error_t err;
 
+	g_sock_ops = __atomic_load_n(&g_sock_arg, __ATOMIC_ACQUIRE);
 	g_ops = g_sock_ops;
 	if (link == NULL || link[0] == '\0') {
 		SD_LOG_DBG("link transport: socket (fabric directory)");
@@ -380,7 +384,7 @@ static void select_once(void)
 
 const struct sd_link_ops *sd_link_select(const struct sd_link_ops *socket_ops)
 {
-	g_sock_ops = socket_ops;
+	__atomic_store_n(&g_sock_arg, socket_ops, __ATOMIC_RELEASE);
 	pthread_once(&g_once, select_once);
 	return g_ops;
 }
