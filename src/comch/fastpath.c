@@ -498,22 +498,30 @@ out_fd:
 		close(fd);
 }
 
+/* Take the remote consumer id off st's list (st->lock held); NULL if none. */
+static struct sd_fp_remote *remote_unlink(struct sd_fp_conn *st, uint32_t id)
+{
+	for (struct sd_fp_remote **pp = &st->remotes; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->id == id) {
+			struct sd_fp_remote *r = *pp;
+
+			*pp = r->next;
+			st->nremotes--;
+			return r;
+		}
+	return NULL;
+}
+
 static void on_gone(struct sd_fp_conn *st, struct doca_comch_connection *conn, const void *body, uint32_t len)
 {
 	struct sd_fp_gone_body b;
-	struct sd_fp_remote *r = NULL;
+	struct sd_fp_remote *r;
 
 	if (len != sizeof(b) || body == NULL)
 		return;
 	memcpy(&b, body, sizeof(b));
 	pthread_mutex_lock(&st->lock);
-	for (struct sd_fp_remote **pp = &st->remotes; *pp != NULL; pp = &(*pp)->next)
-		if ((*pp)->id == b.consumer_id) {
-			r = *pp;
-			*pp = r->next;
-			st->nremotes--;
-			break;
-		}
+	r = remote_unlink(st, b.consumer_id);
 	pthread_mutex_unlock(&st->lock);
 	if (r == NULL)
 		return;
@@ -910,20 +918,14 @@ static void tap_new(struct sd_fp_conn *st, const void *body, uint32_t len)
 static void tap_gone(struct sd_fp_conn *st, const void *body, uint32_t len)
 {
 	struct sd_fp_gone_body b;
-	struct sd_fp_remote *r = NULL;
+	struct sd_fp_remote *r;
 	uint64_t one = 1;
 
 	if (len != sizeof(b) || body == NULL)
 		return;
 	memcpy(&b, body, sizeof(b));
 	pthread_mutex_lock(&st->lock);
-	for (struct sd_fp_remote **pp = &st->remotes; *pp != NULL; pp = &(*pp)->next)
-		if ((*pp)->id == b.consumer_id) {
-			r = *pp;
-			*pp = r->next;
-			st->nremotes--;
-			break;
-		}
+	r = remote_unlink(st, b.consumer_id);
 	if (r != NULL) {
 		__atomic_store_n(&r->dead, 1, __ATOMIC_RELEASE);
 		r->next = st->gone;
