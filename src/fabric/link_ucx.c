@@ -126,6 +126,7 @@ struct txb {
 	struct txb *next;
 	struct uconn *c;
 	size_t len; /* payload bytes after the header */
+	size_t cap; /* room for that many (pooled buffers: SD_UCX_POOLED_MAX) */
 	struct lhdr hdr;
 	uint8_t data[];
 };
@@ -227,6 +228,8 @@ static struct {
 	bool card_set;
 	uint32_t card;
 	bool fp_pending; /* some link holds fast-path messages for its tap */
+	struct txb *pool; /* free large message buffers, pool_n of them */
+	unsigned int pool_n;
 	bool stop; /* process exit: the thread returns */
 	bool gone; /* UCX torn down: every call answers NOT_CONNECTED */
 } g = {.efd = -1, .wake = -1};
@@ -289,30 +292,75 @@ static void conn_fail(struct uconn *c, doca_error_t err)
 
 /* ---- sending (queued, posted by the thread) ------------------------------- */
 
-static bool queue_msg(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
-		      size_t blen)
-{
-	struct txb *t = malloc(sizeof(*t) + alen + blen);
+/*
+ * Large messages (remote-memory chunks) reuse their buffers. A fresh
+ * malloc of that size is above glibc's mmap threshold, or comes from a
+ * thread arena that trims on free: either way new pages the kernel zeroes
+ * and faults in one by one, which cost more than the copy itself.
+ */
+#define TXB_POOL_MIN (64u * 1024u)
+#define TXB_POOL_KEEP 16u
+_Static_assert(SD_UCX_POOLED_MAX >= TXB_POOL_MIN, "pooled sizes");
 
-	if (t == NULL) {
-		conn_fail(c, DOCA_ERROR_NO_MEMORY);
-		return false;
+static struct txb *txb_new(size_t len)
+{
+	size_t cap = len >= TXB_POOL_MIN && len <= SD_UCX_POOLED_MAX ? SD_UCX_POOLED_MAX : len;
+	struct txb *t = NULL;
+
+	if (cap == SD_UCX_POOLED_MAX && g.pool != NULL) {
+		t = g.pool;
+		g.pool = t->next;
+		g.pool_n--;
+	} else {
+		t = malloc(sizeof(*t) + cap);
+		if (t == NULL)
+			return NULL;
+		t->cap = cap;
 	}
 	t->next = NULL;
+	t->c = NULL;
+	t->len = len;
+	return t;
+}
+
+static void txb_free(struct txb *t)
+{
+	if (t->cap == SD_UCX_POOLED_MAX && g.pool_n < TXB_POOL_KEEP && !g.gone) {
+		t->next = g.pool;
+		g.pool = t;
+		g.pool_n++;
+		return;
+	}
+	free(t);
+}
+
+static void queue_txb(struct uconn *c, struct txb *t, uint32_t kind, uint32_t arg)
+{
 	t->c = c;
-	t->len = alen + blen;
 	t->hdr.kind = kind;
 	t->hdr.arg = arg;
-	if (alen)
-		memcpy(t->data, a, alen);
-	if (blen)
-		memcpy(t->data + alen, b, blen);
 	c->pending += t->len;
 	if (c->tx_tail != NULL)
 		c->tx_tail->next = t;
 	else
 		c->tx_head = t;
 	c->tx_tail = t;
+}
+
+static bool queue_msg(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
+		      size_t blen)
+{
+	struct txb *t = txb_new(alen + blen);
+
+	if (t == NULL) {
+		conn_fail(c, DOCA_ERROR_NO_MEMORY);
+		return false;
+	}
+	if (alen)
+		memcpy(t->data, a, alen);
+	if (blen)
+		memcpy(t->data + alen, b, blen);
+	queue_txb(c, t, kind, arg);
 	return true;
 }
 
@@ -327,8 +375,8 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
 		SD_LOG_DBG("UCX link to %s: send failed: %s", t->c->peer, ucs_status_string(status));
 		conn_fail(t->c, DOCA_ERROR_CONNECTION_RESET);
 	}
+	txb_free(t);
 	pthread_mutex_unlock(&g.mu);
-	free(t);
 	ucp_request_free(request);
 }
 
@@ -351,11 +399,11 @@ static void post_queued(struct uconn *c, uint64_t now)
 		r = ucp_am_send_nbx(c->ep, UCX_AM_ID, &t->hdr, sizeof(t->hdr), t->data, t->len, &rp);
 		if (r == NULL) {
 			c->pending -= t->len;
-			free(t);
+			txb_free(t);
 		} else if (UCS_PTR_IS_ERR(r)) {
 			SD_LOG_DBG("UCX link to %s: send failed: %s", c->peer, ucs_status_string(UCS_PTR_STATUS(r)));
 			c->pending -= t->len;
-			free(t);
+			txb_free(t);
 			conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
 		} else {
 			c->inflight++;
@@ -371,7 +419,7 @@ static void free_queues(struct uconn *c)
 	while ((t = c->tx_head) != NULL) {
 		c->tx_head = t->next;
 		c->pending -= t->len;
-		free(t);
+		txb_free(t);
 	}
 	c->tx_tail = NULL;
 	while ((f = c->rx_head) != NULL) {
@@ -1381,6 +1429,13 @@ static void ucx_fini(void)
 	if (g.xlsn != NULL)
 		ucp_listener_destroy(g.xlsn);
 	g.xlsn = NULL;
+	while (g.pool != NULL) {
+		struct txb *t = g.pool;
+
+		g.pool = t->next;
+		free(t);
+	}
+	g.pool_n = 0;
 	ucp_worker_destroy(g.worker);
 	g.worker = NULL;
 	ucp_cleanup(g.ctx);
@@ -1822,6 +1877,33 @@ bool sd_ucx_send(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, si
 		return false;
 	if (!queue_msg(c, kind, arg, a, alen, b, blen))
 		return false;
+	wake_thread();
+	return true;
+}
+
+struct txb *sd_ucx_msg_new(size_t len)
+{
+	return g.gone ? NULL : txb_new(len);
+}
+
+void *sd_ucx_msg_data(struct txb *m)
+{
+	return m->data;
+}
+
+void sd_ucx_msg_free(struct txb *m)
+{
+	if (m != NULL)
+		txb_free(m);
+}
+
+bool sd_ucx_post(struct uconn *c, struct txb *m, uint32_t kind, uint32_t arg)
+{
+	if (c->failed || c->closing || g.gone) {
+		txb_free(m);
+		return false;
+	}
+	queue_txb(c, m, kind, arg);
 	wake_thread();
 	return true;
 }

@@ -49,6 +49,18 @@ uint64_t sd_ucx_timeout_ns(void);
 /* Queue a message on c and wake the thread: false (c failed) without memory. */
 bool sd_ucx_send(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
 		 size_t blen);
+/* A message built in place, for a payload the caller would otherwise copy
+ * into a buffer of its own first: sd_ucx_msg_new(len) gives room for len
+ * bytes at sd_ucx_msg_data (NULL without memory or once UCX is gone);
+ * sd_ucx_post queues it on c (m is the module's either way: false, c
+ * failed); sd_ucx_msg_free drops one not posted. Payloads of up to
+ * SD_UCX_POOLED_MAX bytes reuse buffers. */
+#define SD_UCX_POOLED_MAX (256u * 1024u + 1024u)
+struct txb;
+struct txb *sd_ucx_msg_new(size_t len);
+void *sd_ucx_msg_data(struct txb *m);
+void sd_ucx_msg_free(struct txb *m);
+bool sd_ucx_post(struct uconn *c, struct txb *m, uint32_t kind, uint32_t arg);
 /* Payload bytes queued or in flight on c (what a flooding peer makes us hold). */
 size_t sd_ucx_pending(const struct uconn *c);
 /* Drop c (error err to whoever waits on it). */

@@ -87,6 +87,7 @@ SD_LOG_REGISTER(REMOTE);
 #define RM_CHUNK (256u * 1024u)
 #define RM_WINDOW 8u
 #define RM_MAX_PENDING (4u * RM_WINDOW * RM_CHUNK)
+_Static_assert(RM_CHUNK + 64u <= SD_UCX_POOLED_MAX, "a chunk and its header reuse buffers");
 #define RM_ACCESS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 
 /* ---- messages (AM payloads; the AM header carries kind and request id) -- */
@@ -381,10 +382,10 @@ static doca_error_t self_copy(bool write, uint64_t addr, void *buf, size_t len)
 static void serve_io(struct uconn *c, bool write, uint32_t req, const uint8_t *data, size_t len)
 {
 	struct rsess *s = sd_ucx_rm(c);
+	struct txb *answer = NULL;
 	struct rm_done dn;
 	struct rm_io io;
 	struct rexp *x;
-	void *buf = NULL;
 	doca_error_t err;
 
 	if (s == NULL) {
@@ -421,8 +422,11 @@ static void serve_io(struct uconn *c, bool write, uint32_t req, const uint8_t *d
 	} else if (write) {
 		err = self_copy(true, io.addr, (void *)(data + sizeof(io)), (size_t)io.len);
 	} else {
-		buf = malloc((size_t)io.len);
-		err = buf == NULL ? DOCA_ERROR_NO_MEMORY : self_copy(false, io.addr, buf, (size_t)io.len);
+		/* the bytes go straight into the answer: no buffer of our own */
+		answer = sd_ucx_msg_new(sizeof(dn) + (size_t)io.len);
+		err = answer == NULL ? DOCA_ERROR_NO_MEMORY
+				     : self_copy(false, io.addr, (uint8_t *)sd_ucx_msg_data(answer) + sizeof(dn),
+						 (size_t)io.len);
 	}
 	if (err == DOCA_ERROR_IO_FAILED)
 		SD_LOG_ERR("remote memory: %s of %llu bytes at 0x%llx failed: the program unmapped memory it still "
@@ -430,8 +434,16 @@ static void serve_io(struct uconn *c, bool write, uint32_t req, const uint8_t *d
 	memset(&dn, 0, sizeof(dn));
 	dn.error = err;
 	dn.len = err == DOCA_SUCCESS && !write ? io.len : 0;
-	(void)sd_ucx_send(c, LK_RM_DONE, req, &dn, sizeof(dn), buf, (size_t)dn.len);
-	free(buf);
+	if (dn.len == 0) {
+		sd_ucx_msg_free(answer);
+		answer = sd_ucx_msg_new(sizeof(dn));
+	}
+	if (answer == NULL) {
+		sd_ucx_drop(c, DOCA_ERROR_NO_MEMORY);
+		return;
+	}
+	memcpy(sd_ucx_msg_data(answer), &dn, sizeof(dn));
+	(void)sd_ucx_post(c, answer, LK_RM_DONE, req);
 }
 
 /* ---- importer ------------------------------------------------------------- */
