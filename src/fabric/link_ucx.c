@@ -1870,10 +1870,16 @@ uint64_t sd_ucx_timeout_ns(void)
 	return g.timeout_ns;
 }
 
+/* What the callers of remote_ucx.c may still queue on. */
+static bool conn_takes_messages(const struct uconn *c)
+{
+	return !c->failed && !c->closing && !g.gone;
+}
+
 bool sd_ucx_send(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
 		 size_t blen)
 {
-	if (c->failed || c->closing || g.gone)
+	if (!conn_takes_messages(c))
 		return false;
 	if (!queue_msg(c, kind, arg, a, alen, b, blen))
 		return false;
@@ -1899,7 +1905,7 @@ void sd_ucx_msg_free(struct txb *m)
 
 bool sd_ucx_post(struct uconn *c, struct txb *m, uint32_t kind, uint32_t arg)
 {
-	if (c->failed || c->closing || g.gone) {
+	if (!conn_takes_messages(c)) {
 		txb_free(m);
 		return false;
 	}

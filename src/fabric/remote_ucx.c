@@ -87,7 +87,6 @@ SD_LOG_REGISTER(REMOTE);
 #define RM_CHUNK (256u * 1024u)
 #define RM_WINDOW 8u
 #define RM_MAX_PENDING (4u * RM_WINDOW * RM_CHUNK)
-_Static_assert(RM_CHUNK + 64u <= SD_UCX_POOLED_MAX, "a chunk and its header reuse buffers");
 #define RM_ACCESS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 
 /* ---- messages (AM payloads; the AM header carries kind and request id) -- */
@@ -120,6 +119,7 @@ struct rm_done {
 	uint32_t reserved;
 	uint64_t len; /* bytes that follow (a successful read) */
 };
+_Static_assert(sizeof(struct rm_done) + RM_CHUNK <= SD_UCX_POOLED_MAX, "a read's answer reuses buffers");
 
 /* ---- exporter ------------------------------------------------------------- */
 
