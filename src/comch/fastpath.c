@@ -951,8 +951,15 @@ static void on_net_event(struct sd_fp_conn *st, struct doca_comch_connection *co
 		return;
 	/* consumer_id: the second word of NET_NEW, the first of GONE */
 	memcpy(&id, (const uint8_t *)body + (kind == SD_FP_NET_NEW ? sizeof(uint32_t) : 0), sizeof(id));
+	/* Under g_attach: a producer or consumer of ours may be attaching
+	 * right now (state_attach puts the dispatcher in place before the
+	 * tap), and until the tap is attached the module holds what came
+	 * before this frame where sync cannot reach it: the event would be
+	 * lost for good. */
+	pthread_mutex_lock(&g_attach);
 	if (st->nops != NULL)
 		st->nops->sync(st->link);
+	pthread_mutex_unlock(&g_attach);
 	pthread_mutex_lock(&st->lock);
 	if (kind == SD_FP_NET_NEW) {
 		for (r = st->remotes; r != NULL; r = r->next)

@@ -7,6 +7,7 @@
  * never more memory or a crash; and that an honest exchange (announce,
  * credits, fragments) lands as the API says.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,6 +39,12 @@ static int t_events_new, t_events_gone;
 static sd_link_fp_tap_fn t_tap;
 static void *t_tap_arg;
 static int t_syncs;
+/* the module's double holds this announcement until a sync finds the tap
+ * attached; attach takes t_attach_us (another thread is then inside it) */
+static struct sd_fp_net_new_body t_held;
+static bool t_holding;
+static unsigned int t_attach_us;
+static int t_in_attach;
 
 /* what our side sent beside the frames, last one kept */
 static uint16_t t_sent_kind;
@@ -155,8 +162,12 @@ const struct sd_link_ops *sd_fabric_transport(void)
 static doca_error_t t_fp_attach(struct sd_link *link, sd_link_fp_tap_fn tap, void *arg)
 {
 	(void)link;
-	t_tap = tap;
+	if (t_attach_us) {
+		__atomic_store_n(&t_in_attach, 1, __ATOMIC_RELEASE);
+		usleep(t_attach_us);
+	}
 	t_tap_arg = arg;
+	__atomic_store_n(&t_tap, tap, __ATOMIC_RELEASE);
 	return DOCA_SUCCESS;
 }
 
@@ -173,8 +184,14 @@ static doca_error_t t_fp_send(struct sd_link *link, uint16_t kind, const void *b
 
 static void t_fp_sync(struct sd_link *link)
 {
+	sd_link_fp_tap_fn tap = __atomic_load_n(&t_tap, __ATOMIC_ACQUIRE);
+
 	(void)link;
 	t_syncs++;
+	if (t_holding && tap != NULL) {
+		t_holding = false;
+		tap(t_tap_arg, SD_FP_NET_NEW, &t_held, sizeof(t_held));
+	}
 }
 
 static const struct sd_link_fp_ops t_fp_ops = {
@@ -197,15 +214,20 @@ static struct sd_fp_conn *st;
 
 static int setup(void **state)
 {
-	(void)state;
 	memset(&t_conn, 0, sizeof(t_conn));
 	t_slot = NULL;
+	t_handler = NULL;
 	t_tap = NULL;
 	t_events_new = t_events_gone = t_syncs = t_sent_count = 0;
+	t_holding = false;
+	t_attach_us = 0;
+	t_in_attach = 0;
 	memset(&t_caps, 0, sizeof(t_caps));
 	t_caps.producer_max_buf_size = 4u << 20;
 	t_caps.consumer_max_buf_size = 4u << 20;
 	t_caps.max_consumers_per_connection = 4;
+	if (state != NULL && *state != NULL)
+		return 0; /* the test attaches */
 	assert_int_equal(sd_fp_conn_get(&t_conn, &st), DOCA_SUCCESS);
 	assert_true(st->net);
 	assert_non_null(st->nops);
@@ -370,6 +392,39 @@ static void test_gone_then_back(void **state)
 	sd_fp_remote_put(r);
 }
 
+static void *attach_thread(void *arg)
+{
+	*(doca_error_t *)arg = sd_fp_conn_get(&t_conn, &st);
+	return NULL;
+}
+
+/* A producer or consumer of ours attaching on its own thread while the
+ * peer's announcement comes in on the connection's: the dispatcher is in
+ * place before the tap, and the frame that follows an announcement the
+ * module already holds must still raise the event (the race that left a
+ * secure_channel producer across a veth waiting for a consumer forever). */
+static void test_announcement_while_attaching(void **state)
+{
+	struct sd_fp_net_new_body b = {.version = SD_FP_VERSION, .consumer_id = 9, .max_msg = 64, .slots = 4};
+	doca_error_t got = DOCA_ERROR_UNKNOWN;
+	pthread_t thr;
+
+	(void)state;
+	t_held = b;
+	t_holding = true;
+	t_attach_us = 100000;
+	assert_int_equal(pthread_create(&thr, NULL, attach_thread, &got), 0);
+	while (!__atomic_load_n(&t_in_attach, __ATOMIC_ACQUIRE))
+		usleep(100);
+	/* inside the module's attach: the dispatcher is already ours */
+	assert_non_null(t_handler);
+	t_handler(&t_conn, SD_FP_NET_NEW, &b, sizeof(b), -1, t_handler_arg);
+	assert_int_equal(pthread_join(thr, NULL), 0);
+	assert_int_equal(got, DOCA_SUCCESS);
+	assert_false(t_holding);
+	assert_int_equal(t_events_new, 1);
+}
+
 /* ---- the consumer's side ----------------------------------------------------- */
 
 static void test_messages_land_in_order(void **state)
@@ -472,6 +527,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_credits_and_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_announcements, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_then_back, setup, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_announcement_while_attaching, setup, teardown,
+							 (void *)"attached by the test"),
 		cmocka_unit_test_setup_teardown(test_messages_land_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_fragments, setup, teardown),
 	};
