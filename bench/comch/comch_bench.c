@@ -25,6 +25,12 @@
  * N busy-loop processes per core run during both the fast path and the
  * baseline; the per-repetition ratios are printed.
  *
+ * --peer-wrap 'CMD': the server runs through CMD (sh words, e.g. "ip netns exec
+ * B ..."), as bench/ucx/run_ucx.sh does to put it across a network link:
+ * only the fast-path rows are measured then (the baseline of a network is
+ * the caller's, e.g. iperf3 between the same hosts), and the CPU columns
+ * count this process alone (the server's is out of reach).
+ *
  * COMCH_BENCH_DIAG=1: a line per fast-path repetition on stderr (rate,
  * context switches and last CPU of both processes, sends refused for want
  * of credits and sleeps of the producer; the server's sleeps per round),
@@ -32,7 +38,7 @@
  * which they ran side by side.
  *
  * usage (host build): comch_bench [--peer PATH] [-r REPS] [-t SECONDS] [--min-size BYTES] [--max-size BYTES]
- *                                 [--csv FILE] [--load N]
+ *                                 [--csv FILE] [--load N] [--peer-wrap CMD]
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -44,6 +50,7 @@
 #include "fp_peer.c"
 
 static const uint32_t sizes[] = {64, 256, 4096, 65536};
+static const char *peer_wrap; /* --peer-wrap: the server runs through this command */
 
 /* ---- baseline ------------------------------------------------------------ */
 
@@ -406,7 +413,7 @@ static void b_teardown(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: comch_bench [--peer PATH] [-r REPS (1..%d)] [-t SECONDS] [--min-size BYTES] "
-			"[--max-size BYTES] [--csv FILE] [--load N (1..8)]\n",
+			"[--max-size BYTES] [--csv FILE] [--load N (1..8)] [--peer-wrap CMD]\n",
 		BU_MAX_REPS);
 	exit(2);
 }
@@ -462,7 +469,18 @@ static int one_size(const char *peer, uint32_t size, uint32_t reps, double secs,
 		return 1;
 	}
 	snprintf(name, sizeof(name), "comch_bench_%d_%zu", getpid(), idx);
-	{
+	if (peer_wrap != NULL) {
+		/* The shell splits the wrapper's words; the server's own
+		 * arguments pass through "$@" untouched. */
+		char script[2048];
+
+		snprintf(script, sizeof(script), "exec %s \"$@\"", peer_wrap);
+		{
+			char *pargv[] = {"/bin/sh", "-c", script, "sh", (char *)peer, "--serve", name, bufs, sz, NULL};
+
+			pid = fp_spawn(pargv);
+		}
+	} else {
 		char *pargv[] = {(char *)peer, "--serve", name, bufs, sz, NULL};
 
 		pid = fp_spawn(pargv);
@@ -478,6 +496,19 @@ static int one_size(const char *peer, uint32_t size, uint32_t reps, double secs,
 		fprintf(stderr, "comch_bench: could not set up the fast path with the peer\n");
 		rc = 1;
 		goto out;
+	}
+	if (peer_wrap != NULL) {
+		/* The wrapper's pid is not the server's: no CPU of it, no
+		 * SIGSTOP, no local baseline. */
+		if (!bench_fastpath(size, 20000, &total, -1, &wfp)) {
+			rc = 1;
+			goto fail;
+		}
+		nf = calibrate(&wfp, 20000, secs);
+		for (uint32_t r = 0; r < reps && rc == 0; r++)
+			if (!bench_fastpath(size, nf, &total, -1, &fp))
+				rc = 1;
+		goto fail;
 	}
 	/* Warm-ups, which also size the repetitions (quiet, so that a loaded
 	 * run moves as many messages as a quiet one would in secs). */
@@ -502,6 +533,8 @@ static int one_size(const char *peer, uint32_t size, uint32_t reps, double secs,
 fail:
 	if (rc != 0) {
 		fprintf(stderr, "comch_bench: run of %u bytes failed\n", size);
+	} else if (peer_wrap != NULL) {
+		bu_row(n_fp, size, nbufs, &fp, NULL, load);
 	} else {
 		bu_pair(&fp, &sock);
 		bu_row(n_sock, size, 1, &sock, NULL, load);
@@ -552,11 +585,21 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
 			if (!bu_csv_open(argv[++i]))
 				return 1;
+		} else if (strcmp(argv[i], "--peer-wrap") == 0 && i + 1 < argc) {
+			peer_wrap = argv[++i];
+			if (peer_wrap[0] == '\0' || strlen(peer_wrap) > 1800) {
+				fprintf(stderr, "comch_bench: --peer-wrap: an empty or over-long command\n");
+				usage();
+			}
 		} else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc) {
 			load = (int)parse_num("--load", argv[++i], 1, 8);
 		} else {
 			usage();
 		}
+	}
+	if (load && peer_wrap != NULL) {
+		fprintf(stderr, "comch_bench: --load and --peer-wrap do not go together (the load is local)\n");
+		return 2;
 	}
 #ifdef DOCA_ARCH_DPU
 	fprintf(stderr, "comch_bench: this is the Arm-side (dpu) build; run the host build, it starts this one\n");
@@ -574,9 +617,14 @@ int main(int argc, char **argv)
 	if (load)
 		printf("comch_bench --load %d: %d busy-loop process(es) competing (%d per core) during both\n", load,
 		       bu_load_n, load);
-	printf("comch_bench: Comch producer -> consumer (two processes, shared memory) vs AF_UNIX SOCK_SEQPACKET, "
-	       "median of %u alternating repetitions of ~%.2f s\n",
-	       reps, secs);
+	if (peer_wrap != NULL)
+		printf("comch_bench: Comch producer -> consumer, the server through '%s', median of %u repetitions of "
+		       "~%.2f s\n",
+		       peer_wrap, reps, secs);
+	else
+		printf("comch_bench: Comch producer -> consumer (two processes, shared memory) vs AF_UNIX "
+		       "SOCK_SEQPACKET, median of %u alternating repetitions of ~%.2f s\n",
+		       reps, secs);
 	bu_header();
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]) && rc == 0; i++) {
 		if (sizes[i] < min_size || sizes[i] > max_size)

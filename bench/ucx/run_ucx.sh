@@ -1,8 +1,9 @@
 #!/bin/bash
-# Remote DMA over UCX (SOFTDOCA_LINK=ucx://, UCX_TLS=tcp) between two network
-# namespaces joined by a veth pair, next to raw TCP (iperf3) between the same
-# namespaces and the local remote DMA (both sides on one fabric), all in the
-# same run. Figures, not a test: it prints, it does not judge.
+# Remote DMA and the Comch fast path over UCX (SOFTDOCA_LINK=ucx://,
+# UCX_TLS=tcp) between two network namespaces joined by a veth pair, next to
+# raw TCP (iperf3) between the same namespaces and the same benchmarks on the
+# local fabric (both sides on one machine's fabric), all in the same run.
+# Figures, not a test: it prints, it does not judge.
 #
 # usage: bench/ucx/run_ucx.sh [BUILD]   (root only; BUILD: the folder with
 #                                        dpu/ and host/ builds; default build)
@@ -20,11 +21,16 @@
 # host->Arm direction, forward (A -> B) Arm->host. Every repetition of either
 # lasts BENCH_T seconds; ratio = UCX DMA GB/s / iperf3 GB/s of the same
 # direction, the median of the per-repetition ratios.
+# The Comch fast path: comch_bench of the host build in B (the client and
+# its producer) with its dpu-build server (the consumer) in A through
+# --peer-wrap, so messages go host->Arm: ratio to iperf3 host->Arm, as for
+# DMA. The local comch_bench run beside it keeps its AF_UNIX baseline.
 #
-# CSV rows (bench_util.h's columns): ucx_h2a, ucx_a2h (ratio to iperf3_h2a /
+# CSV rows (bench_util.h's columns): ucx_h2a, ucx_a2h, ucx_comch_h2a (ratio to iperf3_h2a /
 # iperf3_a2h), iperf3_h2a, iperf3_a2h (size = iperf3's block, 128 KiB; ops =
 # blocks; cpu = both iperf3 processes), local_remote_memcpy/_h2a/_a2h (the
-# local remote DMA at the same sizes, ratio to memcpy as in dma_bench).
+# local remote DMA at the same sizes, ratio to memcpy as in dma_bench),
+# local_comch_fp, local_af_unix_seqpacket (comch_bench on the local fabric).
 #
 # Skips (exit 77, saying why) when not root, without iperf3 or UCX, or when
 # the kernel refuses namespaces or a veth. Always removes its namespaces,
@@ -40,6 +46,8 @@ T=${BENCH_T:-1}
 DMA=$BUILD/dpu/bench/dma/dma_bench
 PEER=$BUILD/host
 EXP=$PEER/tests/dma/dma_exporter
+COMCH=$PEER/bench/comch/comch_bench          # client (producer), host build, in B
+COMCH_SRV=$BUILD/dpu/bench/comch/comch_bench # its server (consumer), in A
 SIZES="1048576 4194304 16777216"
 MAXSZ=16777216
 
@@ -50,7 +58,8 @@ done
 command -v iperf3 >/dev/null 2>&1 || skip "iperf3 not found (sudo scripts/install-deps.sh --bench)"
 [ -f "$BUILD/dpu/src/fabric/sd_link_ucx.so" ] && [ -f "$PEER/src/fabric/sd_link_ucx.so" ] ||
 	skip "softdoca was built without UCX (install libucx-dev libssl-dev, configure with -Ducx=enabled)"
-[ -x "$DMA" ] && [ -x "$EXP" ] || skip "needs $DMA and $EXP (build both flavors)"
+[ -x "$DMA" ] && [ -x "$EXP" ] && [ -x "$COMCH" ] && [ -x "$COMCH_SRV" ] ||
+	skip "needs $DMA, $EXP, $COMCH and $COMCH_SRV (build both flavors)"
 case $T in '' | *[!0-9]*) skip "BENCH_T must be whole seconds (iperf3 -t)" ;; esac
 
 tag=sdb$$
@@ -127,6 +136,15 @@ ucx_run() {
 		--csv "$W/ucx.csv"
 }
 
+# ---- the Comch fast path over UCX: comch_bench in B, its server in A ------
+comch_run() {
+	env UCX_TLS=tcp SOFTDOCA_LINK="$URL" SOFTDOCA_LINK_SECRET_FILE="$W/secret" \
+		ip netns exec "$B" unshare --pid --fork --kill-child --mount-proc \
+		timeout -k 2 600 "$COMCH" --peer "$COMCH_SRV" -r "$REPS" -t "$T" \
+		--peer-wrap "env SOFTDOCA_FABRIC=$W/fab-ca ip netns exec $A unshare --pid --fork --kill-child --mount-proc" \
+		--csv "$W/comch.csv"
+}
+
 # Interleaved so that both see the same machine: iperf3 repetitions, the UCX
 # DMA rows, iperf3 again; the iperf3 figure of a row is the median of all.
 echo "== raw TCP, iperf3 $(iperf3 --version | head -n1 | cut -d' ' -f2), $ADDR_A <-> $ADDR_B, $REPS x $T s each way (half before, half after the UCX run)"
@@ -140,6 +158,14 @@ echo "== remote DMA over UCX (tcp) across the veth"
 echo "\$ dma_bench --remote --peer-build $PEER -r $REPS -t $T --max-size $MAXSZ --peer-wrap 'ip netns exec B ...'"
 ucx_run || {
 	echo "!! the UCX run failed (exit $?)"
+	failed=1
+}
+echo
+echo "== the Comch fast path over UCX (tcp) across the veth, producer host side (B), consumer Arm side (A)"
+echo "\$ comch_bench --peer $COMCH_SRV -r $REPS -t $T --peer-wrap 'ip netns exec A ...'"
+mkdir -p "$W/fab-ca"
+comch_run || {
+	echo "!! the UCX Comch run failed (exit $?)"
 	failed=1
 }
 for r in $(seq $((half + 1)) "$REPS"); do
@@ -156,6 +182,13 @@ echo "\$ dma_bench --remote --peer-build $PEER -r $REPS -t $T --max-size $MAXSZ"
 env SOFTDOCA_FABRIC="$W/fab-l" timeout -k 2 600 "$DMA" --remote --peer-build "$PEER" -r "$REPS" -t "$T" \
 	--max-size $MAXSZ --csv "$W/local.csv" || {
 	echo "!! the local remote DMA run failed (exit $?)"
+	failed=1
+}
+echo
+echo "== the Comch fast path, local (both sides on one fabric, no network)"
+echo "\$ comch_bench --peer $COMCH_SRV -r $REPS -t $T"
+timeout -k 2 600 "$COMCH" --peer "$COMCH_SRV" -r "$REPS" -t "$T" --csv "$W/comch-local.csv" || {
+	echo "!! the local Comch run failed (exit $?)"
 	failed=1
 }
 echo
@@ -209,34 +242,53 @@ for d in ("h2a", "a2h"):
         emit("iperf3_" + d, ip[d][0][4], "median", median([x[1] for x in ip[d]]), median(g),
              median([x[2] for x in ip[d]]), median([x[3] for x in ip[d]]), 0, "", spread([x[1] for x in ip[d]]))
 
-ucx = {}
-for r in rows(w + "/ucx.csv"):
-    if r["bench"] in ("remote_h2a", "remote_a2h") and r["rep"] != "median":
-        ucx.setdefault((r["bench"][7:], r["size"]), []).append(r)
-res = {}
-for (d, size), rs in sorted(ucx.items(), key=lambda kv: (int(kv[0][1]), kv[0][0])):
+# A UCX row: its repetitions against iperf3's of the same direction, the
+# i-th against the i-th (same position in the run); (median GB/s, spread of
+# ops, median ratio, spread of ratios, median ops/s).
+def ucx_row(name, d, size, rs):
     ipg = [x[0] for x in ip.get(d, [])]
     ratios = []
     for i, r in enumerate(rs):
-        # the i-th repetition against the i-th iperf3 one (same position in the run)
         ratio = float(r["gb"]) / ipg[i] if i < len(ipg) and ipg[i] > 0 else 0
         ratios.append(ratio)
-        emit("ucx_" + d, size, r["rep"], float(r["ops"]), float(r["gb"]), float(r["cgb"]), float(r["cm"]), ratio,
+        emit(name, size, r["rep"], float(r["ops"]), float(r["gb"]), float(r["cgb"]), float(r["cm"]), ratio,
              "iperf3_" + d, None)
     ops = [float(r["ops"]) for r in rs]
     gbs = [float(r["gb"]) for r in rs]
-    emit("ucx_" + d, size, "median", median(ops), median(gbs), median([float(r["cgb"]) for r in rs]),
+    emit(name, size, "median", median(ops), median(gbs), median([float(r["cgb"]) for r in rs]),
          median([float(r["cm"]) for r in rs]), median(ratios), "iperf3_" + d, spread(ops))
-    res[(d, size)] = (median(gbs), spread(ops), median(ratios), spread(ratios))
+    return (median(gbs), spread(ops), median(ratios), spread(ratios), median(ops))
 
-loc = {}
-for r in rows(w + "/local.csv"):
-    if not r["bench"].startswith("remote_"):
-        continue
-    emit("local_" + r["bench"], r["size"], r["rep"], float(r["ops"]), float(r["gb"]), float(r["cgb"]), float(r["cm"]),
-         float(r["ratio"]), ("local_" + r["ratio_to"]) if r["ratio_to"] else "", float(r["spread"]) if r["spread"] else None)
-    if r["rep"] == "median" and r["bench"] in ("remote_h2a", "remote_a2h"):
-        loc[(r["bench"][7:], r["size"])] = (float(r["gb"]), float(r["spread"] or 0))
+def by_size(path, benches):
+    out = {}
+    for r in rows(path):
+        if r["bench"] in benches and r["rep"] != "median":
+            out.setdefault((r["bench"], r["size"]), []).append(r)
+    return sorted(out.items(), key=lambda kv: (int(kv[0][1]), kv[0][0]))
+
+res = {}
+for (b, size), rs in by_size(w + "/ucx.csv", ("remote_h2a", "remote_a2h")):
+    res[(b[7:], size)] = ucx_row("ucx_" + b[7:], b[7:], size, rs)
+# the Comch fast path: producer host side (B), consumer Arm side (A)
+cres = {}
+for (b, size), rs in by_size(w + "/comch.csv", ("comch_fp",)):
+    cres[size] = ucx_row("ucx_comch_h2a", "h2a", size, rs)
+
+# The local runs, their rows as they printed them, renamed local_*.
+def local_rows(path, prefix):
+    med = {}
+    for r in rows(path):
+        if not r["bench"].startswith(prefix):
+            continue
+        emit("local_" + r["bench"], r["size"], r["rep"], float(r["ops"]), float(r["gb"]), float(r["cgb"]),
+             float(r["cm"]), float(r["ratio"]), ("local_" + r["ratio_to"]) if r["ratio_to"] else "",
+             float(r["spread"]) if r["spread"] else None)
+        if r["rep"] == "median":
+            med[(r["bench"], r["size"])] = (float(r["gb"]), float(r["spread"] or 0), float(r["ops"]),
+                                            float(r["ratio"]))
+    return med
+loc = {(b[7:], size): v for (b, size), v in local_rows(w + "/local.csv", "remote_").items()}
+cloc = {size: v for (b, size), v in local_rows(w + "/comch-local.csv", "").items() if b == "comch_fp"}
 
 with open(out, "a") as f:
     for l in lines:
@@ -259,6 +311,17 @@ for size in sizes:
             continue
         print("%8s  %-4s %10.3f %7.3f %10.3f %7.3fx %7.3f %12.3f %7.3f" % ("%d MiB" % (int(size) >> 20), d, u[0], u[1],
               g(d)[0], u[2], u[3], l[0], l[1]))
+print()
+print("Comch fast path, host->Arm (msgs/s; the UCX ratio is GB/s to iperf3 host->Arm, the local one msgs/s to AF_UNIX)")
+print("%8s %12s %9s %7s %8s %7s %12s %7s %9s" % ("size", "UCX msg/s", "GB/s", "spread", "ratio", "rsprd",
+      "local msg/s", "spread", "vs AF_UNIX"))
+for size in sorted(set(cres) | set(cloc), key=int):
+    u = cres.get(size, (0, 0, 0, 0, 0))
+    l = cloc.get(size, (0, 0, 0, 0))
+    n = int(size)
+    sz = "%d KiB" % (n >> 10) if n >= 1024 else "%d B" % n
+    print("%8s %12.0f %9.3f %7.3f %7.3fx %7.3f %12.0f %7.3f %8.3fx" % (sz, u[4], u[0], u[1], u[2], u[3], l[2], l[1],
+          l[3]))
 print("CSV: %s (+%d rows)" % (out, len(lines)))
 EOF
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

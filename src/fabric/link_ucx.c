@@ -290,6 +290,15 @@ static void conn_fail(struct uconn *c, doca_error_t err)
 	link_update(c->link);
 }
 
+/* The error of an endpoint that failed: for a client that never got
+ * through, nobody listens there (yet), which a Comch client waits out as it
+ * does for a late server on the local fabric; whichever of the send and the
+ * endpoint's error handler reports it first. */
+static doca_error_t lost_err(const struct uconn *c)
+{
+	return !c->server && c->phase == PH_CONNECTING ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_CONNECTION_RESET;
+}
+
 /* ---- sending (queued, posted by the thread) ------------------------------- */
 
 /*
@@ -373,7 +382,7 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
 	t->c->pending -= t->len;
 	if (status != UCS_OK && status != UCS_ERR_CANCELED && !t->c->failed) {
 		SD_LOG_DBG("UCX link to %s: send failed: %s", t->c->peer, ucs_status_string(status));
-		conn_fail(t->c, DOCA_ERROR_CONNECTION_RESET);
+		conn_fail(t->c, lost_err(t->c));
 	}
 	txb_free(t);
 	pthread_mutex_unlock(&g.mu);
@@ -404,7 +413,7 @@ static void post_queued(struct uconn *c, uint64_t now)
 			SD_LOG_DBG("UCX link to %s: send failed: %s", c->peer, ucs_status_string(UCS_PTR_STATUS(r)));
 			c->pending -= t->len;
 			txb_free(t);
-			conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+			conn_fail(c, lost_err(c));
 		} else {
 			c->inflight++;
 		}
@@ -745,8 +754,7 @@ static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 		else
 			SD_LOG_DBG("UCX link to %s: %s", c->peer, ucs_status_string(status));
 	}
-	/* A client that never got through: nobody listens there (yet). */
-	conn_fail(c, !c->server && c->phase == PH_CONNECTING ? DOCA_ERROR_NOT_FOUND : DOCA_ERROR_CONNECTION_RESET);
+	conn_fail(c, lost_err(c));
 	pthread_mutex_unlock(&g.mu);
 }
 

@@ -8,7 +8,8 @@
 #   ucx_netns.sh            (env from meson: SOFTDOCA_BUILD_DIR = the dpu build,
 #                            SOFTDOCA_PEER_BUILD_DIR = the host build)
 #
-# Cases: a Comch conversation across the veth (tests/comch/comch_peer, and
+# Cases: a client started before its server waits for it; a Comch
+# conversation across the veth (tests/comch/comch_peer, and
 # NVIDIA's comch_ctrl_path samples when DOCA_SAMPLES_DIR points at a
 # doca-samples checkout), a wrong secret refused on both sides, a secret file
 # of mode 0644 refused, a second listener on the port refused, a killed server
@@ -142,9 +143,25 @@ wait_exit() {
 	{ wait "$1"; } 2>/dev/null
 }
 
+# ---- 0: a client started before its server waits, as on the local fabric --
+side "$B" host c0 "$T/secret" "$CLI" svc leave
+c0pid=$last
+if wait_for "$T/c0.err" "Waiting for Comch server" 15 >/dev/null; then
+	early=1
+else
+	early=0
+fi
+
 # ---- 1: a Comch conversation across the veth ----------------------------
 side "$A" dpu s1 "$T/secret" "$SRV" svc
 spid=$last
+wait_exit "$c0pid" 30
+rc=$?
+if [ $early = 1 ] && [ $rc -eq 0 ] && grep -q "GOT ping" "$T/c0.out"; then
+	ok "a client started before its server waits for it (nobody listens yet: a warning, no error), then talks"
+else
+	bad "a client started before its server (waited: $early, client exit $rc)" "$T/c0.out" "$T/c0.err"
+fi
 if wait_for "$T/s1.out" READY 15 >/dev/null; then
 	side "$B" host c1 "$T/secret" "$CLI" svc leave
 	wait_exit "$last" 30
