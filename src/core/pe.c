@@ -296,16 +296,23 @@ static int __attribute__((noinline)) pe_deliver(struct doca_pe *pe)
 }
 
 /* Any context that would explain a silence: tasks in flight, a start in
- * progress, or a library that can say what it waits for. */
+ * progress, or a library that says it waits for something now. Asked, not
+ * assumed from its having describe_wait: a context idle with nothing to say
+ * (a server with no message queued) must restart the clock, or the first
+ * task it submits after a long quiet is reported at once as stuck since
+ * the quiet began. */
 static bool pe_waits(const struct doca_pe *pe)
 {
 	const struct doca_ctx *ctx;
+	char scratch[8];
 
 	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
 		if (ctx->state == DOCA_CTX_STATE_IDLE)
 			continue;
-		if (ctx->inflight > 0 || ctx->state == DOCA_CTX_STATE_STARTING ||
-		    (ctx->ops != NULL && ctx->ops->describe_wait != NULL))
+		if (ctx->inflight > 0 || ctx->state == DOCA_CTX_STATE_STARTING)
+			return true;
+		if (ctx->ops != NULL && ctx->ops->describe_wait != NULL &&
+		    ctx->ops->describe_wait(ctx, 0, scratch, sizeof(scratch)))
 			return true;
 	}
 	return false;

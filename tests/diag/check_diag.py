@@ -209,6 +209,7 @@ def case_stall(b, src, tmp):
     expect_warnings(b, tmp, 'reset', 300, '200', 2)  # a completion re-arms it
     expect_warnings(b, tmp, 'notify', 300, '200', 1)
     expect_warnings(b, tmp, 'idle', 400, '200', 0)
+    expect_warnings(b, tmp, 'late', 600, '200', 0)  # timed from the submission, not from the idle start
     expect_warnings(b, tmp, 'hold', 400, '0', 0)
     expect_warnings(b, tmp, 'hold', 150, None, 0)  # default 3 s
 

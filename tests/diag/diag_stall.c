@@ -7,10 +7,13 @@
  *   idle     nothing is in flight (no warning expected)
  *   reset    hold MS, complete the task, hold a new one MS again
  *   notify   hold, waiting on the notification handle (epoll, 1 ms timeout)
+ *   late     idle MS (a context that can describe its waits but has nothing
+ *            to say), then hold one task MS/3: it is timed from about its
+ *            submission, so no warning is expected
  * It prints "pe_create: <error>" and exits 3 when doca_pe_create refuses
  * the environment.
  *
- * usage: diag_stall hold|describe|idle|reset|notify MS
+ * usage: diag_stall hold|describe|idle|reset|notify|late MS
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +83,7 @@ int main(int argc, char **argv)
 	int epfd = -1;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: diag_stall hold|describe|idle|reset|notify MS\n");
+		fprintf(stderr, "usage: diag_stall hold|describe|idle|reset|notify|late MS\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -109,6 +112,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "hold") == 0 || strcmp(mode, "reset") == 0 || strcmp(mode, "notify") == 0)
 		submit_held(nc);
 	poll_for(pe, ms, epfd);
+	if (strcmp(mode, "late") == 0) {
+		submit_held(nc);
+		poll_for(pe, ms / 3, -1);
+	}
 	if (strcmp(mode, "reset") == 0) {
 		fprintf(stderr, "diag_stall: completing the held task\n");
 		null_ctx_release(nc);
