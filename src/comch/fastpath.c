@@ -29,7 +29,8 @@ static pthread_mutex_t g_attach = PTHREAD_MUTEX_INITIALIZER;
 static void fp_dispatch(struct doca_comch_connection *conn, uint16_t kind, const void *body, uint32_t len, int fd,
 			void *arg);
 static void fp_tap(void *arg, uint16_t kind, const void *body, uint32_t len);
-static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len);
+static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *head, uint32_t hlen, const void *body,
+			   uint32_t len);
 
 static void remote_free(struct sd_fp_remote *r)
 {
@@ -338,7 +339,7 @@ void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id)
 	if (l == NULL)
 		return;
 	if (l->net)
-		(void)net_msg(st, SD_FP_CONSUMER_GONE, &body, sizeof(body));
+		(void)net_msg(st, SD_FP_CONSUMER_GONE, &body, sizeof(body), NULL, 0);
 	local_free(l);
 	(void)sd_fp_conn_send(st, SD_FP_CONSUMER_GONE, &body, sizeof(body), -1);
 }
@@ -670,10 +671,11 @@ static void on_closed(struct sd_fp_conn *st, struct doca_comch_connection *conn)
 
 /* ---- across a network (fastpath.h, "Across a network") ------------------ */
 
-/* One message beside the frames. The module queues it, or asks us to wait
- * while too much is on its way to the peer: a bounded wait, as for frames
- * (a peer that stops reading must not hang us). */
-static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len)
+/* One message beside the frames, head then body. The module queues it, or
+ * asks us to wait while too much is on its way to the peer: a bounded wait,
+ * as for frames (a peer that stops reading must not hang us). */
+static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *head, uint32_t hlen, const void *body,
+			   uint32_t len)
 {
 	doca_error_t r;
 	int i;
@@ -683,7 +685,7 @@ static doca_error_t net_msg(struct sd_fp_conn *st, uint16_t kind, const void *bo
 	for (i = 0;; i++) {
 		if (sd_fp_conn_closed(st))
 			return DOCA_ERROR_NOT_CONNECTED;
-		r = st->nops->send(st->link, kind, body, len);
+		r = st->nops->send(st->link, kind, head, hlen, body, len);
 		if (r != DOCA_ERROR_AGAIN || i >= 50000)
 			return r;
 		usleep(100);
@@ -718,7 +720,7 @@ doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, ui
 	st->locals = l;
 	pthread_mutex_unlock(&st->lock);
 	/* The tables first (beside the frames), then the owner's event. */
-	r = net_msg(st, SD_FP_NET_NEW, &b, sizeof(b));
+	r = net_msg(st, SD_FP_NET_NEW, &b, sizeof(b), NULL, 0);
 	if (r == DOCA_SUCCESS)
 		r = sd_fp_conn_send(st, SD_FP_NET_NEW, &b, sizeof(b), -1);
 	if (r != DOCA_SUCCESS) {
@@ -738,7 +740,6 @@ doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, ui
 
 doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const uint32_t *caps, uint32_t count)
 {
-	uint8_t frame[SD_COMCH_FP_MAX_BODY];
 	struct sd_fp_net_credit_hdr h = {.consumer_id = l->id};
 	doca_error_t r = DOCA_SUCCESS;
 	uint32_t n;
@@ -746,14 +747,12 @@ doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const
 	while (count > 0 && r == DOCA_SUCCESS) {
 		n = count > SD_FP_NET_MAX_CREDITS ? SD_FP_NET_MAX_CREDITS : count;
 		h.count = n;
-		memcpy(frame, &h, sizeof(h));
-		memcpy(frame + sizeof(h), caps, n * sizeof(uint32_t));
 		/* Counted before the frame leaves: a message using the credit
 		 * can come back before sd_fp_conn_send returns. */
 		pthread_mutex_lock(&st->lock);
 		l->granted += n;
 		pthread_mutex_unlock(&st->lock);
-		r = net_msg(st, SD_FP_NET_CREDIT, frame, (uint32_t)(sizeof(h) + n * sizeof(uint32_t)));
+		r = net_msg(st, SD_FP_NET_CREDIT, &h, sizeof(h), caps, n * (uint32_t)sizeof(uint32_t));
 		caps += n;
 		count -= n;
 	}
@@ -806,14 +805,13 @@ doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_
 doca_error_t sd_fp_net_send(struct sd_fp_conn *st, uint32_t consumer_id, uint32_t producer_id, const void *imm,
 			    uint32_t imm_len, const struct doca_buf *buf)
 {
-	uint8_t frame[SD_COMCH_FP_MAX_BODY];
 	struct sd_fp_net_data_hdr h = {
 		.consumer_id = consumer_id,
 		.producer_id = producer_id,
 		.imm_len = imm_len,
 	};
 	const struct doca_buf *seg;
-	size_t total = 0, segoff = 0, n, take;
+	size_t total = 0, segoff = 0, n;
 	doca_error_t r;
 
 	for (seg = buf; seg != NULL; seg = seg->next)
@@ -822,25 +820,29 @@ doca_error_t sd_fp_net_send(struct sd_fp_conn *st, uint32_t consumer_id, uint32_
 	if (imm_len)
 		memcpy(h.imm, imm, imm_len);
 	seg = buf;
-	/* At least one frame, even for an empty message. */
+	while (seg != NULL && seg->data_len == 0)
+		seg = seg->next;
+	/* A fragment never spans two buffers of the chain, so the module
+	 * gathers it from where it is; at least one, even for an empty
+	 * message. */
 	do {
 		n = 0;
-		while (seg != NULL && n < SD_FP_NET_CHUNK) {
-			take = seg->data_len - segoff;
-			if (take > SD_FP_NET_CHUNK - n)
-				take = SD_FP_NET_CHUNK - n;
-			memcpy(frame + sizeof(h) + n, seg->data + segoff, take);
-			n += take;
-			segoff += take;
-			if (segoff == seg->data_len) {
+		if (seg != NULL) {
+			n = seg->data_len - segoff;
+			if (n > SD_FP_NET_CHUNK)
+				n = SD_FP_NET_CHUNK;
+		}
+		r = net_msg(st, SD_FP_NET_DATA, &h, sizeof(h), n ? (const uint8_t *)seg->data + segoff : NULL,
+			    (uint32_t)n);
+		if (r != DOCA_SUCCESS)
+			return r;
+		if (seg != NULL) {
+			segoff += n;
+			while (seg != NULL && segoff == seg->data_len) {
 				seg = seg->next;
 				segoff = 0;
 			}
 		}
-		memcpy(frame, &h, sizeof(h));
-		r = net_msg(st, SD_FP_NET_DATA, frame, (uint32_t)(sizeof(h) + n));
-		if (r != DOCA_SUCCESS)
-			return r;
 		h.off += (uint32_t)n;
 		h.imm_len = 0;
 		memset(h.imm, 0, sizeof(h.imm));

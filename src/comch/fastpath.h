@@ -48,7 +48,9 @@
  *               as its capacity (batched: one frame per progress call).
  *   NET_DATA    producer -> consumer: one fragment of a message (header with
  *               the total length, offset, producer id and immediate data,
- *               then the bytes). A message takes the credit at the head of
+ *               then the bytes: up to SD_FP_NET_CHUNK of one of the
+ *               message's buffers, gathered by the module straight from
+ *               it). A message takes the credit at the head of
  *               the consumer's FIFO: the n-th message lands in the n-th
  *               posted buffer, as locally.
  * The producers' side keeps each remote consumer's credits (capacities) in
@@ -85,6 +87,7 @@
 #include <doca_error.h>
 
 #include "fastpath_ring.h"
+#include "sd_link_ucx.h"
 
 struct doca_comch_connection;
 struct doca_ctx;
@@ -133,7 +136,7 @@ struct sd_fp_net_data_hdr {
 	uint8_t imm[SD_FP_MAX_IMM];
 };
 _Static_assert(sizeof(struct sd_fp_net_data_hdr) == 56, "NET_DATA header layout");
-#define SD_FP_NET_CHUNK (4096u - sizeof(struct sd_fp_net_data_hdr))
+#define SD_FP_NET_CHUNK (SD_LINK_FP_MAX_BODY - sizeof(struct sd_fp_net_data_hdr))
 
 /* A message received across a network: partial (reassembling, the
  * dispatcher's alone) or complete (queued for the consumer). */

@@ -539,7 +539,7 @@ static void on_fp(struct uconn *c, uint32_t kind, const void *data, size_t len)
 	struct ulink *l = c->link;
 	struct rxf *f;
 
-	if (len > SD_FRAME_FP_MAX_BODY || kind < SD_FRAME_FP_FIRST || kind > SD_FRAME_FP_LAST) {
+	if (len > SD_LINK_FP_MAX_BODY || kind < SD_FRAME_FP_FIRST || kind > SD_FRAME_FP_LAST) {
 		SD_LOG_ERR("UCX link: peer %s (pid %u) sent a fast-path message of kind 0x%x, %zu bytes; dropping the "
 			   "link", c->peer, (unsigned)c->auth.peer_pid, (unsigned)kind, len);
 		conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
@@ -1141,14 +1141,16 @@ static doca_error_t fp_attach(struct sd_link *link, sd_link_fp_tap_fn tap, void 
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t fp_send(struct sd_link *link, uint16_t kind, const void *body, uint32_t len)
+static doca_error_t fp_send(struct sd_link *link, uint16_t kind, const void *head, uint32_t hlen, const void *body,
+			   uint32_t len)
 {
 	struct ulink *l = (struct ulink *)link;
 	doca_error_t err = DOCA_SUCCESS;
 	struct uconn *c;
 
 	if (link == NULL || link->ops != &ucx_ops || l->listener || (len > 0 && body == NULL) ||
-	    len > SD_FRAME_FP_MAX_BODY || kind < SD_FRAME_FP_FIRST || kind > SD_FRAME_FP_LAST)
+	    (hlen > 0 && head == NULL) || hlen > SD_LINK_FP_MAX_BODY || len > SD_LINK_FP_MAX_BODY - hlen ||
+	    kind < SD_FRAME_FP_FIRST || kind > SD_FRAME_FP_LAST)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&g.mu);
 	c = l->c;
@@ -1156,7 +1158,7 @@ static doca_error_t fp_send(struct sd_link *link, uint16_t kind, const void *bod
 		err = DOCA_ERROR_NOT_CONNECTED;
 	else if (c->pending > UCX_FP_MAX_PENDING)
 		err = DOCA_ERROR_AGAIN;
-	else if (!queue_msg(c, LK_FP, kind, body, len, NULL, 0))
+	else if (!queue_msg(c, LK_FP, kind, head, hlen, body, len))
 		err = DOCA_ERROR_NO_MEMORY;
 	else
 		wake_thread();

@@ -202,8 +202,10 @@ doca_error_t sd_link_remote(const struct sd_link_remote_ops **ops) __attribute__
  *  - attach: install the link's tap (once; INVALID_VALUE for a link of
  *    another transport). Messages that came before it are held (bounded)
  *    and delivered first.
- *  - send: queue one message (kind in SD_FRAME_FP_FIRST..LAST, body at
- *    most SD_FRAME_FP_MAX_BODY bytes). NOT_CONNECTED: the link is closed or
+ *  - send: queue one message (kind in SD_FRAME_FP_FIRST..LAST) whose body
+ *    is head (hlen bytes) then body (len bytes), at most SD_LINK_FP_MAX_BODY
+ *    in all: gathered, so that a message's bytes go from the producer's
+ *    buffer to the wire in one copy. NOT_CONNECTED: the link is closed or
  *    failed; AGAIN: too much is queued toward the peer (retry later).
  *  - sync: deliver, on the caller's thread, everything that arrived up to
  *    now and is not delivered yet (the fast path calls it before a frame
@@ -217,9 +219,15 @@ doca_error_t sd_link_remote(const struct sd_link_remote_ops **ops) __attribute__
  */
 typedef void (*sd_link_fp_tap_fn)(void *arg, uint16_t kind, const void *body, uint32_t len);
 
+/* The largest fast-path message body across the link: fragments of large
+ * Comch messages this big cost one network message each, not one per 4 KiB
+ * (as a frame would). */
+#define SD_LINK_FP_MAX_BODY (256u * 1024u)
+
 struct sd_link_fp_ops {
 	doca_error_t (*attach)(struct sd_link *link, sd_link_fp_tap_fn tap, void *arg);
-	doca_error_t (*send)(struct sd_link *link, uint16_t kind, const void *body, uint32_t len);
+	doca_error_t (*send)(struct sd_link *link, uint16_t kind, const void *head, uint32_t hlen, const void *body,
+			     uint32_t len);
 	void (*sync)(struct sd_link *link);
 };
 

@@ -46,11 +46,14 @@ static bool t_holding;
 static unsigned int t_attach_us;
 static int t_in_attach;
 
-/* what our side sent beside the frames, last one kept */
+/* what our side sent beside the frames, last one kept (head and body
+ * joined); the largest head and body of any */
 static uint16_t t_sent_kind;
-static uint8_t t_sent[SD_COMCH_FP_MAX_BODY];
+static uint8_t t_sent[SD_LINK_FP_MAX_BODY];
 static uint32_t t_sent_len;
 static int t_sent_count;
+static uint32_t t_sent_max_body;
+static bool t_loopback; /* each message sent goes to our own tap */
 
 void **sd_comch_conn_fp_slot(struct doca_comch_connection *conn)
 {
@@ -171,14 +174,22 @@ static doca_error_t t_fp_attach(struct sd_link *link, sd_link_fp_tap_fn tap, voi
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t t_fp_send(struct sd_link *link, uint16_t kind, const void *body, uint32_t len)
+static doca_error_t t_fp_send(struct sd_link *link, uint16_t kind, const void *head, uint32_t hlen, const void *body,
+			     uint32_t len)
 {
 	(void)link;
-	assert_true(len <= sizeof(t_sent));
+	assert_true(hlen <= sizeof(t_sent) && len <= sizeof(t_sent) - hlen);
 	t_sent_kind = kind;
-	memcpy(t_sent, body, len);
-	t_sent_len = len;
+	if (hlen)
+		memcpy(t_sent, head, hlen);
+	if (len)
+		memcpy(t_sent + hlen, body, len);
+	t_sent_len = hlen + len;
 	t_sent_count++;
+	if (len > t_sent_max_body)
+		t_sent_max_body = len;
+	if (t_loopback)
+		t_tap(t_tap_arg, kind, t_sent, t_sent_len);
 	return DOCA_SUCCESS;
 }
 
@@ -219,6 +230,8 @@ static int setup(void **state)
 	t_handler = NULL;
 	t_tap = NULL;
 	t_events_new = t_events_gone = t_syncs = t_sent_count = 0;
+	t_sent_max_body = 0;
+	t_loopback = false;
 	t_holding = false;
 	t_attach_us = 0;
 	t_in_attach = 0;
@@ -260,7 +273,7 @@ static void peer_new(uint32_t id, uint32_t max_msg, uint32_t imm_len, uint32_t s
 
 static void peer_credit(uint32_t id, const uint32_t *caps, uint32_t n)
 {
-	uint8_t buf[SD_COMCH_FP_MAX_BODY];
+	static uint8_t buf[SD_LINK_FP_MAX_BODY];
 	struct sd_fp_net_credit_hdr h = {.consumer_id = id, .count = n};
 
 	memcpy(buf, &h, sizeof(h));
@@ -271,7 +284,7 @@ static void peer_credit(uint32_t id, const uint32_t *caps, uint32_t n)
 static void peer_data(uint32_t id, uint32_t producer, uint32_t total, uint32_t off, const void *bytes, uint32_t n,
 		      uint32_t imm_len)
 {
-	uint8_t buf[SD_COMCH_FP_MAX_BODY];
+	static uint8_t buf[SD_LINK_FP_MAX_BODY];
 	struct sd_fp_net_data_hdr h = {.consumer_id = id, .producer_id = producer, .total = total, .off = off,
 				       .imm_len = imm_len};
 
@@ -427,6 +440,57 @@ static void test_announcement_while_attaching(void **state)
 
 /* ---- the consumer's side ----------------------------------------------------- */
 
+#define FRAG 4040u
+
+/* What our producer sends: one network message per buffer of the chain up
+ * to SD_FP_NET_CHUNK, none spanning two (the module gathers each straight
+ * from the buffer); looped back into our own consumer, they are the
+ * message, byte for byte. */
+static void test_send_fragments(void **state)
+{
+	static uint8_t a[SD_FP_NET_CHUNK + 1000], b[3000];
+	struct doca_buf ba = {0}, bempty = {0}, bb = {0};
+	struct sd_fp_local *l;
+	struct sd_fp_netmsg *m;
+	bool bad;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (uint8_t)(i * 13 + 1);
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i * 5 + 3);
+	ba.data = a;
+	ba.data_len = sizeof(a);
+	ba.next = &bempty; /* an empty buffer in the chain is skipped */
+	bempty.next = &bb;
+	bb.data = b;
+	bb.data_len = sizeof(b);
+	l = local_consumer(4, sizeof(a) + sizeof(b), sizeof(a) + sizeof(b), 2);
+	t_sent_count = 0;
+	t_loopback = true;
+	assert_int_equal(sd_fp_net_send(st, 4, 77, "imm!", 4, &ba), DOCA_SUCCESS);
+	/* an empty message: one fragment all the same */
+	assert_int_equal(sd_fp_net_send(st, 4, 78, NULL, 0, NULL), DOCA_SUCCESS);
+	t_loopback = false;
+	assert_int_equal(t_sent_count, 4); /* SD_FP_NET_CHUNK, 1000, 3000; the empty one */
+	assert_int_equal(t_sent_max_body, SD_FP_NET_CHUNK);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_false(bad);
+	assert_non_null(m);
+	assert_int_equal(m->producer_id, 77);
+	assert_int_equal(m->imm_len, 4);
+	assert_memory_equal(m->imm, "imm!", 4);
+	assert_int_equal(m->len, sizeof(a) + sizeof(b));
+	assert_memory_equal(m->data, a, sizeof(a));
+	assert_memory_equal(m->data + sizeof(a), b, sizeof(b));
+	assert_non_null(m->next);
+	assert_int_equal(m->next->producer_id, 78);
+	assert_int_equal(m->next->len, 0);
+	free(m->next);
+	free(m);
+	sd_fp_conn_withdraw(st, 4);
+}
+
 static void test_messages_land_in_order(void **state)
 {
 	struct sd_fp_local *l;
@@ -438,12 +502,12 @@ static void test_messages_land_in_order(void **state)
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 7);
 	l = local_consumer(9, sizeof(big), sizeof(big), 2);
-	/* a message in three fragments, and an empty one */
-	peer_data(9, 1, sizeof(big), 0, big, SD_FP_NET_CHUNK, 4);
-	peer_data(9, 1, sizeof(big), SD_FP_NET_CHUNK, big + SD_FP_NET_CHUNK, SD_FP_NET_CHUNK, 0);
+	/* a message in three fragments (of any size: the receiver only
+	 * checks offsets), and an empty one */
+	peer_data(9, 1, sizeof(big), 0, big, FRAG, 4);
+	peer_data(9, 1, sizeof(big), FRAG, big + FRAG, FRAG, 0);
 	assert_false(sd_fp_net_pending(l));
-	peer_data(9, 1, sizeof(big), 2 * SD_FP_NET_CHUNK, big + 2 * SD_FP_NET_CHUNK,
-		  sizeof(big) - 2 * SD_FP_NET_CHUNK, 0);
+	peer_data(9, 1, sizeof(big), 2 * FRAG, big + 2 * FRAG, sizeof(big) - 2 * FRAG, 0);
 	peer_data(9, 2, 0, 0, NULL, 0, 0);
 	assert_true(sd_fp_net_pending(l));
 	m = sd_fp_net_take(st, l, &bad);
@@ -529,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gone_then_back, setup, teardown),
 		cmocka_unit_test_prestate_setup_teardown(test_announcement_while_attaching, setup, teardown,
 							 (void *)"attached by the test"),
+		cmocka_unit_test_setup_teardown(test_send_fragments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_messages_land_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_fragments, setup, teardown),
 	};

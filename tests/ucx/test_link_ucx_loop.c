@@ -4,6 +4,7 @@
  * release, descriptors refused, close seen by the peer, junk at the port,
  * and the listen refusals. No root needed; the two-namespace test covers the rest. */
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 
 const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
+const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void);
 
 static const struct sd_link_ops *ops;
 static uint16_t port;
@@ -162,6 +164,81 @@ static void test_backpressure(void **state)
 	ops->destroy(s);
 }
 
+/* What the tap got (on the module's thread): messages counted, the last
+ * kept. */
+static pthread_mutex_t tap_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int tap_n;
+static uint16_t tap_kind;
+static uint32_t tap_len;
+static uint8_t tap_last[SD_LINK_FP_MAX_BODY];
+
+static void tap(void *arg, uint16_t kind, const void *body, uint32_t len)
+{
+	(void)arg;
+	pthread_mutex_lock(&tap_mu);
+	tap_n++;
+	tap_kind = kind;
+	tap_len = len;
+	memcpy(tap_last, body, len);
+	pthread_mutex_unlock(&tap_mu);
+}
+
+static unsigned int tap_count(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&tap_mu);
+	n = tap_n;
+	pthread_mutex_unlock(&tap_mu);
+	return n;
+}
+
+/* The fast path's messages (sd_link_fp_ops): held until the tap is
+ * attached, then delivered in order; a message of head and body arrives
+ * joined, up to SD_LINK_FP_MAX_BODY; anything larger or of another kind is
+ * refused at the sender. */
+static void test_fast_path_messages(void **state)
+{
+	const struct sd_link_fp_ops *fp = priv_doca_sd_link_ucx_fastpath();
+	struct sd_fabric_addr a = addr("svc-a");
+	static uint8_t body[SD_LINK_FP_MAX_BODY];
+	struct sd_link *c = NULL, *s;
+	const char head[] = "head";
+	int i;
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(ops->connect(&a, &c), DOCA_SUCCESS);
+	s = accept_one(lis_a);
+	assert_non_null(s);
+	for (size_t k = 0; k < sizeof(body); k++)
+		body[k] = (uint8_t)(k * 31 + 7);
+	assert_int_equal(fp->send(c, SD_FRAME_FP_FIRST, head, 4, body, 10), DOCA_SUCCESS);
+	assert_int_equal(fp->send(c, SD_FRAME_FP_FIRST + 1, head, 4, body, SD_LINK_FP_MAX_BODY - 4), DOCA_SUCCESS);
+	/* refused at the sender */
+	assert_int_equal(fp->send(c, SD_FRAME_FP_FIRST, head, 4, body, SD_LINK_FP_MAX_BODY - 3),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(fp->send(c, SD_FRAME_FP_FIRST, NULL, 4, body, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(fp->send(c, SD_FRAME_MSG, head, 4, NULL, 0), DOCA_ERROR_INVALID_VALUE);
+	/* held: nobody to hand them to yet */
+	usleep(200000);
+	assert_int_equal(tap_count(), 0);
+	assert_int_equal(fp->attach(s, tap, NULL), DOCA_SUCCESS);
+	for (i = 0; i < 500 && tap_count() < 2; i++) {
+		fp->sync(s);
+		usleep(10000);
+	}
+	assert_int_equal(tap_count(), 2);
+	pthread_mutex_lock(&tap_mu);
+	assert_int_equal(tap_kind, SD_FRAME_FP_FIRST + 1);
+	assert_int_equal(tap_len, SD_LINK_FP_MAX_BODY);
+	assert_memory_equal(tap_last, head, 4);
+	assert_memory_equal(tap_last + 4, body, SD_LINK_FP_MAX_BODY - 4);
+	pthread_mutex_unlock(&tap_mu);
+	ops->destroy(c);
+	ops->destroy(s);
+}
+
 /* Not a UCX peer at all: bytes of junk at the listening port, a connection
  * left open and silent. The listener survives both and serves the next. */
 static void test_junk_peer(void **state)
@@ -256,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routing),
 		cmocka_unit_test(test_backpressure),
+		cmocka_unit_test(test_fast_path_messages),
 		cmocka_unit_test(test_junk_peer),
 		cmocka_unit_test(test_listen_refusals),
 	};
