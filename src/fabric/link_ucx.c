@@ -51,6 +51,11 @@
  * worker progress, in order and without the lock, so that the tap may take
  * the fast path's locks while a producer holding them waits for ours.
  *
+ * Small messages of a Comch connection queued one behind another leave as
+ * one (LK_BATCH): a send on the wire costs the sender a system call and
+ * the peer a wake-up, whatever its size, and a producer of small messages
+ * outruns the thread that sends them.
+ *
  * Remote memory (SOFTDOCA_LINK and doca_mmap_export_pci): connections of
  * another role on the same worker and thread, through the same handshake;
  * the messages and their checks are in remote_ucx.c (seam: link_ucx_int.h).
@@ -100,7 +105,20 @@ enum lkind {
 	LK_PING,
 	LK_CLOSE,
 	LK_FP, /* a Comch fast-path message (arg: its kind), for the link's tap */
+	LK_BATCH, /* small messages of a Comch connection in order (arg: how many), each a struct brec and its bytes */
 };
+
+/* A message inside an LK_BATCH: only FRAME, FP and CREDIT, of at most
+ * UCX_BATCH_REC_MAX bytes, are batched. */
+struct brec {
+	uint32_t kind;
+	uint32_t arg;
+	uint32_t len;
+	uint32_t reserved;
+};
+#define UCX_BATCH_REC_MAX (8u * 1024u)
+#define UCX_BATCH_MAX (60u * 1024u)
+_Static_assert(LK_FRAME == 5 && LK_BATCH == 10, "wire values (tests/ucx names them)");
 
 /* Fast-path messages held for a link's tap (none attached yet, or behind):
  * more is a peer flooding us. Queued toward the peer: more makes the
@@ -230,6 +248,7 @@ static struct {
 	bool fp_pending; /* some link holds fast-path messages for its tap */
 	struct txb *pool; /* free large message buffers, pool_n of them */
 	unsigned int pool_n;
+	int asleep; /* the thread may be in poll (or about to be): wake_thread writes */
 	bool stop; /* process exit: the thread returns */
 	bool gone; /* UCX torn down: every call answers NOT_CONNECTED */
 } g = {.efd = -1, .wake = -1};
@@ -244,11 +263,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Only a thread that may be asleep is written to: a producer queueing
+ * messages faster than the thread sends them would otherwise pay a system
+ * call per message, and the thread a spurious wake-up (progress_main says
+ * why none is lost). */
 static void wake_thread(void)
 {
 	uint64_t one = 1;
 
-	if (g.wake >= 0)
+	if (g.wake >= 0 && __atomic_exchange_n(&g.asleep, 0, __ATOMIC_SEQ_CST))
 		(void)!write(g.wake, &one, sizeof(one));
 }
 
@@ -389,16 +412,67 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
 	ucp_request_free(request);
 }
 
+static bool batchable(const struct uconn *c, const struct txb *t)
+{
+	return c->role == ROLE_COMCH && c->phase == PH_OPEN && t->len <= UCX_BATCH_REC_MAX &&
+	       (t->hdr.kind == LK_FRAME || t->hdr.kind == LK_FP || t->hdr.kind == LK_CREDIT);
+}
+
+/* Two or more small messages at the head of the queue, taken off it as
+ * one LK_BATCH; NULL when there are not (or no memory: one by one then). */
+static struct txb *take_batch(struct uconn *c)
+{
+	size_t total = 0;
+	unsigned int n = 0;
+	struct txb *t, *b;
+	uint8_t *p;
+
+	for (t = c->tx_head; t != NULL && batchable(c, t) && total + sizeof(struct brec) + t->len <= UCX_BATCH_MAX;
+	     t = t->next) {
+		total += sizeof(struct brec) + t->len;
+		n++;
+	}
+	if (n < 2 || (b = txb_new(total)) == NULL)
+		return NULL;
+	p = b->data;
+	for (unsigned int i = 0; i < n; i++) {
+		struct brec r;
+
+		t = c->tx_head;
+		c->tx_head = t->next;
+		r.kind = t->hdr.kind;
+		r.arg = t->hdr.arg;
+		r.len = (uint32_t)t->len;
+		r.reserved = 0;
+		memcpy(p, &r, sizeof(r));
+		memcpy(p + sizeof(r), t->data, t->len);
+		p += sizeof(r) + t->len;
+		c->pending -= t->len;
+		txb_free(t);
+	}
+	if (c->tx_head == NULL)
+		c->tx_tail = NULL;
+	b->c = c;
+	b->hdr.kind = LK_BATCH;
+	b->hdr.arg = n;
+	c->pending += b->len;
+	return b;
+}
+
 static void post_queued(struct uconn *c, uint64_t now)
 {
 	ucp_request_param_t rp;
 	ucs_status_ptr_t r;
 	struct txb *t;
 
-	while ((t = c->tx_head) != NULL && c->ep != NULL && !c->failed && !c->closing) {
-		c->tx_head = t->next;
-		if (c->tx_head == NULL)
-			c->tx_tail = NULL;
+	while (c->tx_head != NULL && c->ep != NULL && !c->failed && !c->closing) {
+		t = take_batch(c);
+		if (t == NULL) {
+			t = c->tx_head;
+			c->tx_head = t->next;
+			if (c->tx_head == NULL)
+				c->tx_tail = NULL;
+		}
 		memset(&rp, 0, sizeof(rp));
 		rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 		rp.cb.send = send_done;
@@ -572,6 +646,47 @@ static void on_fp(struct uconn *c, uint32_t kind, const void *data, size_t len)
 	g.fp_pending = true;
 }
 
+static void on_message(struct uconn *c, const struct lhdr *h, const void *data, size_t len);
+
+/* An LK_BATCH (hostile input): its records one by one, as if each had come
+ * alone, the whole of it accounted for exactly. */
+static void on_batch(struct uconn *c, uint32_t count, const uint8_t *p, size_t len)
+{
+	const char *why = NULL;
+	struct brec r;
+	struct lhdr h;
+	uint32_t i;
+
+	if (count < 2)
+		why = "fewer than two records";
+	for (i = 0; why == NULL && i < count && !c->failed; i++) {
+		if (len < sizeof(r)) {
+			why = "a record past its end";
+			break;
+		}
+		memcpy(&r, p, sizeof(r));
+		p += sizeof(r);
+		len -= sizeof(r);
+		if (r.len > len || r.len > UCX_BATCH_REC_MAX || r.reserved != 0 ||
+		    (r.kind != LK_FRAME && r.kind != LK_FP && r.kind != LK_CREDIT)) {
+			why = "a record of a kind or size never batched, or past its end";
+			break;
+		}
+		h.kind = r.kind;
+		h.arg = r.arg;
+		on_message(c, &h, p, r.len);
+		p += r.len;
+		len -= r.len;
+	}
+	if (why == NULL && !c->failed && len != 0)
+		why = "bytes after its last record";
+	if (why == NULL)
+		return;
+	SD_LOG_ERR("UCX link: peer %s (pid %u) sent a malformed batch (%s); dropping the link", c->peer,
+		   (unsigned)c->auth.peer_pid, why);
+	conn_fail(c, DOCA_ERROR_CONNECTION_RESET);
+}
+
 static void on_result(struct uconn *c, const void *data, size_t len)
 {
 	struct sd_auth_result r;
@@ -689,6 +804,11 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 		if (c->phase != PH_OPEN || c->role != ROLE_COMCH)
 			break;
 		on_fp(c, h->arg, data, len);
+		return;
+	case LK_BATCH:
+		if (c->phase != PH_OPEN || c->role != ROLE_COMCH)
+			break;
+		on_batch(c, h->arg, data, len);
 		return;
 	case LK_CREDIT:
 		if (c->phase != PH_OPEN || len != 0 || c->role != ROLE_COMCH)
@@ -1211,17 +1331,25 @@ static void *progress_main(void *arg)
 			n = ucp_worker_progress(g.worker);
 			fp_drain_all();
 		} while (n != 0);
+		/* Said before the last look at the work: whoever adds some
+		 * after it sees the flag and wakes us; whoever added some
+		 * before it is seen by this look. */
+		__atomic_store_n(&g.asleep, 1, __ATOMIC_SEQ_CST);
 		pthread_mutex_lock(&g.mu);
 		service();
 		pthread_mutex_unlock(&g.mu);
-		if (ucp_worker_arm(g.worker) == UCS_ERR_BUSY)
+		fp_drain_all();
+		if (g.stop || ucp_worker_arm(g.worker) == UCS_ERR_BUSY) {
+			__atomic_store_n(&g.asleep, 0, __ATOMIC_SEQ_CST);
 			continue;
+		}
 		pfd[0].fd = g.efd;
 		pfd[0].events = POLLIN;
 		pfd[1].fd = g.wake;
 		pfd[1].events = POLLIN;
 		if (poll(pfd, 2, tick_ms) > 0 && (pfd[1].revents & POLLIN))
 			(void)!read(g.wake, &v, sizeof(v));
+		__atomic_store_n(&g.asleep, 0, __ATOMIC_SEQ_CST);
 	}
 	OPENSSL_thread_stop(); /* the handshakes' per-thread state */
 	return NULL;
@@ -1933,6 +2061,13 @@ void sd_ucx_drop(struct uconn *c, doca_error_t err)
 {
 	conn_fail(c, err);
 	wake_thread();
+}
+
+struct uconn *sd_ucx_link_conn(struct sd_link *link)
+{
+	struct ulink *l = (struct ulink *)link;
+
+	return link != NULL && link->ops == &ucx_ops && !l->listener ? l->c : NULL;
 }
 
 bool sd_ucx_failed(const struct uconn *c, doca_error_t *err)

@@ -46,6 +46,12 @@ uint64_t sd_ucx_now(void);
 /* SOFTDOCA_LINK_TIMEOUT_MS in ns. */
 uint64_t sd_ucx_timeout_ns(void);
 
+/* The connection of a Comch link of this module (lock held; NULL for
+ * another link or once closed): for tests sending what a hostile peer
+ * would. */
+struct sd_link;
+struct uconn *sd_ucx_link_conn(struct sd_link *link);
+
 /* Queue a message on c and wake the thread: false (c failed) without memory. */
 bool sd_ucx_send(struct uconn *c, uint32_t kind, uint32_t arg, const void *a, size_t alen, const void *b,
 		 size_t blen);

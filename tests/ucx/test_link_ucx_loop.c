@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "sd_link_ucx.h"
+#include "../../src/fabric/link_ucx_int.h"
 
 const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
@@ -239,6 +240,62 @@ static void test_fast_path_messages(void **state)
 	ops->destroy(s);
 }
 
+/* A batch of small messages (LK_BATCH, kind 10: records of kind, arg,
+ * length, reserved, then the bytes) that a hostile peer made: the link is
+ * dropped, whichever rule it breaks. */
+static bool batch_dropped(uint32_t count, const void *body, size_t len, int ms)
+{
+	struct sd_fabric_addr a = addr("svc-a");
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	struct sd_frame_view v;
+	struct sd_link *c = NULL, *s;
+	doca_error_t err;
+	bool sent;
+
+	assert_int_equal(ops->connect(&a, &c), DOCA_SUCCESS);
+	s = accept_one(lis_a);
+	assert_non_null(s);
+	sd_ucx_lock();
+	sent = sd_ucx_send(sd_ucx_link_conn(c), 10, count, body, len, NULL, 0);
+	sd_ucx_unlock();
+	assert_true(sent);
+	err = recv_wait(s, buf, &v, ms);
+	ops->destroy(c);
+	ops->destroy(s);
+	return err == DOCA_ERROR_CONNECTION_RESET;
+}
+
+static void test_hostile_batches(void **state)
+{
+	uint32_t b[16] = {0};
+
+	(void)state;
+	/* two credits: well formed, kept */
+	b[0] = b[4] = 6; /* LK_CREDIT, no bytes */
+	assert_false(batch_dropped(2, b, 32, 300));
+	b[4] = 0;
+	/* one record only: never sent as a batch */
+	b[0] = 6; /* LK_CREDIT, no bytes */
+	assert_true(batch_dropped(1, b, 16, 5000));
+	/* a second record past the end */
+	b[4] = 6;
+	assert_true(batch_dropped(2, b, 24, 5000));
+	/* a record longer than what is left */
+	b[6] = 100;
+	assert_true(batch_dropped(2, b, 32, 5000));
+	/* a kind never batched (HELLO) */
+	b[4] = 1;
+	b[6] = 0;
+	assert_true(batch_dropped(2, b, 32, 5000));
+	/* reserved not zero */
+	b[4] = 6;
+	b[7] = 1;
+	assert_true(batch_dropped(2, b, 32, 5000));
+	/* bytes after the last record */
+	b[7] = 0;
+	assert_true(batch_dropped(2, b, 40, 5000));
+}
+
 /* Not a UCX peer at all: bytes of junk at the listening port, a connection
  * left open and silent. The listener survives both and serves the next. */
 static void test_junk_peer(void **state)
@@ -334,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_routing),
 		cmocka_unit_test(test_backpressure),
 		cmocka_unit_test(test_fast_path_messages),
+		cmocka_unit_test(test_hostile_batches),
 		cmocka_unit_test(test_junk_peer),
 		cmocka_unit_test(test_listen_refusals),
 	};
