@@ -606,8 +606,9 @@ static void on_frame(struct uconn *c, const void *data, size_t len)
 	link_update(c->link);
 }
 
-/* A fast-path message: held for the link's tap, which the thread (or the
- * fast path's sync) calls without our lock. */
+/* A fast-path message: handed to the link's tap at once when nothing is
+ * before it, else held for it; the thread (or the fast path's sync) calls
+ * the tap without our lock. */
 static void on_fp(struct uconn *c, uint32_t kind, const void *data, size_t len)
 {
 	struct ulink *l = c->link;
@@ -621,6 +622,23 @@ static void on_fp(struct uconn *c, uint32_t kind, const void *data, size_t len)
 	}
 	if (l == NULL)
 		return; /* not accepted yet, or closed: nobody to hand it to */
+	if (l->tap != NULL && l->fp_head == NULL && !g.stop && pthread_mutex_trylock(&l->tap_mu) == 0) {
+		/* Nothing older held and no delivery under way: straight from
+		 * UCX's buffer to the tap, without our lock (the tap's rule;
+		 * am_recv holds it once), which saves a copy. tap_busy keeps
+		 * the link; c is the thread's. */
+		sd_link_fp_tap_fn tap = l->tap;
+		void *arg = l->tap_arg;
+
+		l->tap_busy++;
+		pthread_mutex_unlock(&g.mu);
+		tap(arg, (uint16_t)kind, data, (uint32_t)len);
+		pthread_mutex_lock(&g.mu);
+		l->tap_busy--;
+		pthread_cond_broadcast(&g.cv);
+		pthread_mutex_unlock(&l->tap_mu);
+		return;
+	}
 	if (l->fp_bytes + len > UCX_FP_MAX_HELD) {
 		SD_LOG_ERR("UCX link: peer %s (pid %u) sent more fast-path messages than can be held (%u bytes); "
 			   "dropping the link", c->peer, (unsigned)c->auth.peer_pid, UCX_FP_MAX_HELD);
