@@ -422,7 +422,7 @@ static int net_progress(struct doca_comch_consumer *c)
 		next = m->next;
 		if (bad || c->q_head == c->q_tail || m->len > c->q[c->q_head & (c->rx.p.qcap - 1)].cap) {
 			bad = true;
-			free(m);
+			sd_fp_net_recycle(c->st, c->local, m);
 			continue;
 		}
 		e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
@@ -439,7 +439,7 @@ static int net_progress(struct doca_comch_consumer *c)
 		if (traced)
 			sd_trace_instant("comch", "consumer_recv", "\"consumer\":%u,\"producer\":%u,\"bytes\":%u",
 					 c->id, m->producer_id, m->len);
-		free(m);
+		sd_fp_net_recycle(c->st, c->local, m);
 		sd_task_complete_inline(&e->task->base, DOCA_SUCCESS);
 		n++;
 	}

@@ -85,6 +85,7 @@ static void local_free(struct sd_fp_local *l)
 		close(l->prod_evfd);
 	netmsgs_free(l->partial);
 	netmsgs_free(l->rx_head);
+	netmsgs_free(l->spare);
 	free(l);
 }
 
@@ -759,6 +760,32 @@ doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const
 	return r;
 }
 
+#define NET_SPARES_KEPT 8u
+
+void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m)
+{
+	struct sd_fp_netmsg *old = NULL;
+
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&st->lock);
+	/* The largest stay: a spare too small for the next message is no use. */
+	if (l->nspare == NET_SPARES_KEPT && l->spare->cap <= m->cap) {
+		old = l->spare;
+		l->spare = old->next;
+		l->nspare--;
+	}
+	if (l->nspare < NET_SPARES_KEPT) {
+		m->next = l->spare;
+		l->spare = m;
+		l->nspare++;
+		m = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
+	free(old);
+	free(m);
+}
+
 struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad)
 {
 	struct sd_fp_netmsg *m;
@@ -1075,10 +1102,17 @@ static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
 			net_bad(l, "a message without a credit");
 			goto out;
 		}
-		m = malloc(sizeof(*m) + h.total);
-		if (m == NULL) {
-			net_bad(l, "out of memory");
-			goto out;
+		m = l->spare;
+		if (m != NULL && m->cap >= h.total) {
+			l->spare = m->next;
+			l->nspare--;
+		} else {
+			m = malloc(sizeof(*m) + h.total);
+			if (m == NULL) {
+				net_bad(l, "out of memory");
+				goto out;
+			}
+			m->cap = h.total;
 		}
 		l->granted--;
 		m->next = NULL;

@@ -143,6 +143,7 @@ _Static_assert(sizeof(struct sd_fp_net_data_hdr) == 56, "NET_DATA header layout"
 struct sd_fp_netmsg {
 	struct sd_fp_netmsg *next;
 	uint32_t producer_id;
+	uint32_t cap; /* bytes data has room for */
 	uint32_t len;
 	uint32_t got;
 	uint32_t imm_len;
@@ -228,6 +229,8 @@ struct sd_fp_local {
 	bool bad;           /* the peer broke the protocol */
 	struct sd_fp_netmsg *partial;        /* the dispatcher's reassembly */
 	struct sd_fp_netmsg *rx_head, *rx_tail; /* complete, for the consumer */
+	struct sd_fp_netmsg *spare;             /* handed back (sd_fp_net_recycle) */
+	uint32_t nspare;
 };
 
 struct sd_fp_conn {
@@ -283,8 +286,13 @@ doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, ui
 /* Grant count credits (capacities caps[], in posting order). */
 doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const uint32_t *caps, uint32_t count);
 /* Take every complete message queued for l (a list, oldest first; the
- * caller frees each); *bad: the peer broke the protocol. */
+ * caller hands each back with sd_fp_net_recycle, or frees it); *bad: the
+ * peer broke the protocol. */
 struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad);
+/* A message the consumer is done with, back for the next of at most its
+ * size (a few are kept: a fresh allocation of a large message costs page
+ * faults the copy into it then pays); m may be NULL. */
+void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m);
 static inline bool sd_fp_net_pending(const struct sd_fp_local *l)
 {
 	return __atomic_load_n(&l->rx_head, __ATOMIC_RELAXED) != NULL;

@@ -8,7 +8,7 @@
  *   reset    hold MS, complete the task, hold a new one MS again
  *   notify   hold, waiting on the notification handle (epoll, 1 ms timeout)
  *   late     idle MS (a context that can describe its waits but has nothing
- *            to say), then hold one task MS/3: it is timed from about its
+ *            to say), then hold one task MS/6: it is timed from about its
  *            submission, so no warning is expected
  * It prints "pe_create: <error>" and exits 3 when doca_pe_create refuses
  * the environment.
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	poll_for(pe, ms, epfd);
 	if (strcmp(mode, "late") == 0) {
 		submit_held(nc);
-		poll_for(pe, ms / 3, -1);
+		poll_for(pe, ms / 6, -1);
 	}
 	if (strcmp(mode, "reset") == 0) {
 		fprintf(stderr, "diag_stall: completing the held task\n");

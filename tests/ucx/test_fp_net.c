@@ -491,6 +491,48 @@ static void test_send_fragments(void **state)
 	sd_fp_conn_withdraw(st, 4);
 }
 
+/* Messages handed back are reused for the next ones that fit (a few
+ * kept, the largest), and everything kept is freed with the consumer. */
+static void test_recycled_messages(void **state)
+{
+	static uint8_t bytes[200];
+	struct sd_fp_netmsg *m, *m2, *many[12];
+	struct sd_fp_local *l;
+	bool bad;
+
+	(void)state;
+	memset(bytes, 0x3c, sizeof(bytes));
+	l = local_consumer(6, sizeof(bytes), sizeof(bytes), 8);
+	peer_data(6, 1, 100, 0, bytes, 100, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_non_null(m);
+	sd_fp_net_recycle(st, l, m);
+	peer_data(6, 1, 100, 0, bytes, 100, 0);
+	m2 = sd_fp_net_take(st, l, &bad);
+	assert_ptr_equal(m2, m); /* reused */
+	assert_int_equal(m2->len, 100);
+	assert_memory_equal(m2->data, bytes, 100);
+	sd_fp_net_recycle(st, l, m2);
+	/* larger than the spare: a fresh one */
+	peer_data(6, 1, 200, 0, bytes, 200, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_non_null(m);
+	assert_int_equal(m->len, 200);
+	assert_memory_equal(m->data, bytes, 200);
+	free(m);
+	/* more handed back than are kept: the rest freed (ASan: no leak) */
+	for (int i = 0; i < 12; i++) {
+		many[i] = malloc(sizeof(*many[i]) + 16 + (size_t)i);
+		assert_non_null(many[i]);
+		many[i]->cap = 16 + (uint32_t)i;
+	}
+	for (int i = 0; i < 12; i++)
+		sd_fp_net_recycle(st, l, many[i]);
+	assert_true(l->nspare <= 8);
+	sd_fp_net_recycle(st, l, NULL);
+	sd_fp_conn_withdraw(st, 6);
+}
+
 static void test_messages_land_in_order(void **state)
 {
 	struct sd_fp_local *l;
@@ -594,6 +636,7 @@ int main(void)
 		cmocka_unit_test_prestate_setup_teardown(test_announcement_while_attaching, setup, teardown,
 							 (void *)"attached by the test"),
 		cmocka_unit_test_setup_teardown(test_send_fragments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recycled_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_messages_land_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_fragments, setup, teardown),
 	};
