@@ -844,6 +844,11 @@ struct doca_dev *sd_comch_conn_dev(const struct doca_comch_connection *conn)
 	return conn == NULL ? NULL : conn->ep->dev;
 }
 
+struct sd_link *sd_comch_conn_link(const struct doca_comch_connection *conn)
+{
+	return conn == NULL ? NULL : conn->link;
+}
+
 struct doca_pe *sd_comch_conn_pe(const struct doca_comch_connection *conn)
 {
 	return conn == NULL ? NULL : conn->ep->ctx.pe;

@@ -1,5 +1,4 @@
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "comch_priv.h"
 #include "fastpath.h"
 #include "sd_comch.h"
 #include "sd_ctx.h"
@@ -117,40 +115,6 @@ void sd_fp_conn_put(struct sd_fp_conn *st)
 		conn_free(st);
 }
 
-/* The module's fast-path calls (sd_link_ucx.h), found through the
- * transport's own code: the module link_select.c loaded (RTLD_LOCAL) is the
- * one that holds the transport's functions. NULL if unavailable. */
-static pthread_once_t g_net_once = PTHREAD_ONCE_INIT;
-static const struct sd_link_fp_ops *g_net_ops;
-
-static void net_ops_find(void)
-{
-	const struct sd_link_ops *t = sd_fabric_transport();
-	sd_link_ucx_fp_fn entry;
-	void *code, *h;
-	Dl_info di;
-
-	memcpy(&code, &t->send, sizeof(code));
-	if (dladdr(code, &di) == 0 || di.dli_fname == NULL) {
-		SD_LOG_ERR("fast path: the %s transport's module cannot be found", t->name);
-		return;
-	}
-	/* A reference of our own, never dropped: the module stays loaded.
-	 * (Not a module: the transport is linked in, its entry global.) */
-	h = dlopen(di.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-	entry = (sd_link_ucx_fp_fn)dlsym(h != NULL ? h : RTLD_DEFAULT, SD_LINK_UCX_FP_ENTRY);
-	if (entry == NULL) {
-		SD_LOG_ERR("fast path: %s has no fast path (%s)", di.dli_fname, SD_LINK_UCX_FP_ENTRY);
-		return;
-	}
-	g_net_ops = entry();
-}
-
-static const struct sd_link_fp_ops *net_ops(void)
-{
-	pthread_once(&g_net_once, net_ops_find);
-	return g_net_ops;
-}
 
 /* Find conn's state, or create it and attach its dispatcher (under
  * g_attach, against other threads doing the same and against CLOSED). With
@@ -194,8 +158,8 @@ static doca_error_t state_attach(struct doca_comch_connection *conn, bool take_r
 	st->refs = take_ref ? 2 : 1;
 	*slot = st;
 	if (st->net) {
-		st->link = conn->link; /* valid while the connection is */
-		st->nops = net_ops();
+		st->link = sd_comch_conn_link(conn); /* valid while the connection is */
+		st->nops = sd_link_fastpath();
 	}
 	if (!sd_comch_conn_fp_attach(conn, fp_dispatch, st)) {
 		/* Closed before we could listen: no CLOSED will come, so no

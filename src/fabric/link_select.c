@@ -259,6 +259,7 @@ static const struct sd_link_ops *g_sock_ops; /* written in select_once only */
  * thread): atomic, read once by select_once. */
 static const struct sd_link_ops *g_sock_arg;
 static const struct sd_link_remote_ops *g_remote;
+static const struct sd_link_fp_ops *g_fp;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 #ifdef SD_HAVE_UCX
@@ -375,7 +376,10 @@ static void select_once(void)
 		{
 			sd_link_ucx_remote_fn rf = (sd_link_ucx_remote_fn)dlsym(h, SD_LINK_UCX_REMOTE_ENTRY);
 
+			sd_link_ucx_fp_fn ff = (sd_link_ucx_fp_fn)dlsym(h, SD_LINK_UCX_FP_ENTRY);
+
 			g_remote = rf != NULL ? rf() : NULL;
+			g_fp = ff != NULL ? ff() : NULL;
 		}
 		SD_LOG_INFO("link transport: UCX, %s (authenticated with SOFTDOCA_LINK_SECRET_FILE)", url.text);
 	}
@@ -394,15 +398,26 @@ const struct sd_link_ops *sd_link_select(const struct sd_link_ops *socket_ops)
  * of this file) the selection must already have been made. */
 extern const struct sd_link_ops *sd_fabric_transport(void) __attribute__((weak));
 
+static void select_now(void)
+{
+	if (sd_fabric_transport != NULL)
+		(void)sd_fabric_transport();
+	else
+		pthread_once(&g_once, select_once);
+}
+
+const struct sd_link_fp_ops *sd_link_fastpath(void)
+{
+	select_now();
+	return g_ops != g_sock_ops && g_ops != &refuse_ops ? g_fp : NULL;
+}
+
 doca_error_t sd_link_remote(const struct sd_link_remote_ops **ops)
 {
 	if (ops == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	*ops = NULL;
-	if (sd_fabric_transport != NULL)
-		(void)sd_fabric_transport();
-	else
-		pthread_once(&g_once, select_once);
+	select_now();
 	if (g_ops == g_sock_ops)
 		return DOCA_SUCCESS;
 	if (g_ops == &refuse_ops)

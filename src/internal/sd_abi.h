@@ -51,6 +51,7 @@
 #define sd_frame_hdr_init priv_doca_sd_frame_hdr_init
 #define sd_frame_parse priv_doca_sd_frame_parse
 #define sd_frame_type_name priv_doca_sd_frame_type_name
+#define sd_link_fastpath priv_doca_sd_link_fastpath
 #define sd_log_sdk priv_doca_sd_log_sdk
 #define sd_log_sdk_max_level priv_doca_sd_log_sdk_max_level
 #define sd_mmap_access priv_doca_sd_mmap_access

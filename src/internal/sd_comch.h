@@ -20,7 +20,7 @@
  *  - The handler runs on the thread that progresses the connection (the PE of
  *    the server or client context that owns it), from doca_pe_progress.
  *  - sd_comch_conn_fp_send, sd_comch_conn_is_alive, sd_comch_conn_dev,
- *    sd_comch_conn_pe, sd_comch_conn_alloc_consumer_id,
+ *    sd_comch_conn_link, sd_comch_conn_pe, sd_comch_conn_alloc_consumer_id,
  *    sd_comch_conn_ref/_unref and sd_comch_conn_fp_attach are thread-safe
  *    (on any connection the user was handed, see Lifetime).
  *  - sd_comch_conn_raise_consumer_event must be called on the connection's
@@ -106,6 +106,11 @@ bool sd_comch_conn_is_alive(const struct doca_comch_connection *conn);
 
 /* The local device the connection was made on (server's or client's dev). */
 struct doca_dev *sd_comch_conn_dev(const struct doca_comch_connection *conn);
+
+/* The fabric link the connection runs on: valid while the connection is
+ * (until its CLOSED, for the fast path). */
+struct sd_link;
+struct sd_link *sd_comch_conn_link(const struct doca_comch_connection *conn);
 
 /* The peer announced a consumer (appeared = true) or one went away: invokes
  * the owning server's/client's new/expired consumer callback. Connection's

@@ -235,4 +235,10 @@ struct sd_link_fp_ops {
 #define SD_LINK_UCX_FP_ENTRY "priv_doca_sd_link_ucx_fastpath"
 typedef const struct sd_link_fp_ops *(*sd_link_ucx_fp_fn)(void);
 
+/* The fast-path calls of the transport in use (link_select.c; selects the
+ * transport first if nothing did yet): the module's with SOFTDOCA_LINK=ucx,
+ * NULL for the socket transport, a refused setting or a module without
+ * them. Thread-safe. */
+const struct sd_link_fp_ops *sd_link_fastpath(void);
+
 #endif /* SD_LINK_UCX_H_ */
