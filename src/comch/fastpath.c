@@ -724,29 +724,24 @@ doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const
 	return r;
 }
 
+/* Kept per consumer: a few, and never much memory (messages of 4 MiB are
+ * rare enough that a fresh allocation is not what costs). */
 #define NET_SPARES_KEPT 8u
+#define NET_SPARES_BYTES (4u << 20)
 
 void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m)
 {
-	struct sd_fp_netmsg *old = NULL;
-
 	if (m == NULL)
 		return;
 	pthread_mutex_lock(&st->lock);
-	/* The largest stay: a spare too small for the next message is no use. */
-	if (l->nspare == NET_SPARES_KEPT && l->spare->cap <= m->cap) {
-		old = l->spare;
-		l->spare = old->next;
-		l->nspare--;
-	}
-	if (l->nspare < NET_SPARES_KEPT) {
+	if (l->nspare < NET_SPARES_KEPT && l->spare_bytes + m->cap <= NET_SPARES_BYTES) {
 		m->next = l->spare;
 		l->spare = m;
 		l->nspare++;
+		l->spare_bytes += m->cap;
 		m = NULL;
 	}
 	pthread_mutex_unlock(&st->lock);
-	free(old);
 	free(m);
 }
 
@@ -1070,6 +1065,7 @@ static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
 		if (m != NULL && m->cap >= h.total) {
 			l->spare = m->next;
 			l->nspare--;
+			l->spare_bytes -= m->cap;
 		} else {
 			m = malloc(sizeof(*m) + h.total);
 			if (m == NULL) {

@@ -231,6 +231,7 @@ struct sd_fp_local {
 	struct sd_fp_netmsg *rx_head, *rx_tail; /* complete, for the consumer */
 	struct sd_fp_netmsg *spare;             /* handed back (sd_fp_net_recycle) */
 	uint32_t nspare;
+	size_t spare_bytes;
 };
 
 struct sd_fp_conn {
@@ -290,8 +291,8 @@ doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const
  * peer broke the protocol. */
 struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad);
 /* A message the consumer is done with, back for the next of at most its
- * size (a few are kept: a fresh allocation of a large message costs page
- * faults the copy into it then pays); m may be NULL. */
+ * size (a few are kept, a few MiB at most: a fresh allocation of a large
+ * message costs page faults the copy into it then pays); m may be NULL. */
 void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m);
 static inline bool sd_fp_net_pending(const struct sd_fp_local *l)
 {

@@ -495,7 +495,8 @@ static void test_send_fragments(void **state)
 }
 
 /* Messages handed back are reused for the next ones that fit (a few
- * kept, the largest), and everything kept is freed with the consumer. */
+ * kept, a few MiB at most), and everything kept is freed with the
+ * consumer. */
 static void test_recycled_messages(void **state)
 {
 	static uint8_t bytes[200];
@@ -532,6 +533,12 @@ static void test_recycled_messages(void **state)
 	for (int i = 0; i < 12; i++)
 		sd_fp_net_recycle(st, l, many[i]);
 	assert_true(l->nspare <= 8);
+	/* a large one is not kept */
+	m = malloc(sizeof(*m) + (5u << 20));
+	assert_non_null(m);
+	m->cap = 5u << 20;
+	sd_fp_net_recycle(st, l, m);
+	assert_true(l->spare_bytes <= (4u << 20));
 	sd_fp_net_recycle(st, l, NULL);
 	sd_fp_conn_withdraw(st, 6);
 }
