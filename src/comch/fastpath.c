@@ -767,7 +767,7 @@ bool sd_fp_net_has_credit(struct sd_fp_remote *r)
 	return yes;
 }
 
-doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len)
+static doca_error_t net_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len, bool take)
 {
 	doca_error_t e = DOCA_SUCCESS;
 
@@ -782,10 +782,20 @@ doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_
 		e = DOCA_ERROR_AGAIN;
 	else if (len > r->ncap[r->nhead & (r->slots - 1)])
 		e = DOCA_ERROR_INVALID_VALUE;
-	else
+	else if (take)
 		r->nhead++;
 	sd_fp_remote_unlock(r);
 	return e;
+}
+
+doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len)
+{
+	return net_credit(r, len, imm_len, true);
+}
+
+doca_error_t sd_fp_net_check_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len)
+{
+	return net_credit(r, len, imm_len, false);
 }
 
 doca_error_t sd_fp_net_send(struct sd_fp_conn *st, uint32_t consumer_id, uint32_t producer_id, const void *imm,

@@ -208,6 +208,9 @@ struct sd_fp_remote {
  * INVALID_VALUE: len above it or the consumer's maximum, credit kept;
  * NOT_FOUND: gone; UNEXPECTED: the peer broke the credit protocol). */
 doca_error_t sd_fp_net_take_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len);
+/* The same answer, the credit left where it is (a send a fault injection
+ * may yet take: SOFTDOCA_FAULTS=producer). */
+doca_error_t sd_fp_net_check_credit(struct sd_fp_remote *r, uint32_t len, uint32_t imm_len);
 bool sd_fp_net_has_credit(struct sd_fp_remote *r);
 
 /* A consumer of this process, announced to the peer. */

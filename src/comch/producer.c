@@ -41,6 +41,7 @@ struct doca_comch_producer {
 	struct sd_fp_remote *cached; /* last consumer sent to, referenced */
 	bool failed;                 /* connection loss already reported */
 	bool cut;                    /* SOFTDOCA_FAULTS cut our fast path */
+	doca_error_t fault_status;   /* what the task a fault took completes with */
 	bool told_ring;              /* said once that large messages take the ring */
 	/* Sends the consumer could not take yet (the program retries them):
 	 * for the stuck-program diagnostic. Reset by a send that succeeds. */
@@ -402,6 +403,28 @@ static struct sd_fp_remote *resolve(struct doca_comch_producer *p, uint32_t id)
 	return p->cached;
 }
 
+/* SOFTDOCA_FAULTS=producer for a send that would go now: PASS, or the
+ * fault took it (p->fault_status: what its task completes with; a cut
+ * fails the context from progress). */
+static enum sd_fault_action fault_decide(struct doca_comch_producer *p, uint32_t total)
+{
+	doca_error_t ferr = DOCA_SUCCESS;
+	enum sd_fault_action act = sd_fault_producer_send(total, &ferr);
+
+	if (act == SD_FAULT_PASS)
+		return act;
+	p->refused = 0;
+	if (p->wait != TX_WAIT_NONE)
+		wait_reset(p);
+	if (act == SD_FAULT_CUT) {
+		p->cut = true;
+		sd_pe_wake(p->ctx.pe); /* progress fails the context */
+		ferr = DOCA_ERROR_CONNECTION_RESET;
+	}
+	p->fault_status = act == SD_FAULT_DROP ? DOCA_SUCCESS : ferr;
+	return act;
+}
+
 /* Across a network: take the consumer's head credit (the same refusals as
  * the ring's), then hand the message to the connection. Complete at
  * submit, as locally. */
@@ -412,6 +435,14 @@ static doca_error_t net_send(struct doca_comch_producer *p, struct doca_comch_pr
 
 	if (p->net_lost)
 		return DOCA_ERROR_NOT_CONNECTED;
+	/* SOFTDOCA_FAULTS, as locally: for a send that would go now, and one
+	 * it takes leaves the credit for the next. */
+	if (sd_fault_active(SD_FAULT_PRODUCER) &&
+	    sd_fp_net_check_credit(r, (uint32_t)total, t->imm_len) == DOCA_SUCCESS &&
+	    fault_decide(p, (uint32_t)total) != SD_FAULT_PASS) {
+		sd_task_complete(&t->base, p->fault_status);
+		return DOCA_SUCCESS;
+	}
 	e = sd_fp_net_take_credit(r, (uint32_t)total, t->imm_len);
 	if (e != DOCA_SUCCESS) {
 		if (e == DOCA_ERROR_NOT_FOUND)
@@ -500,23 +531,10 @@ static doca_error_t send_submit(struct doca_task *task)
 	/* SOFTDOCA_FAULTS: decided for a send that would go now (a refused one
 	 * is retried, not counted). An uncommitted reservation publishes
 	 * nothing: the next one writes over it. */
-	if (sd_fault_active(SD_FAULT_PRODUCER)) {
-		doca_error_t ferr = DOCA_SUCCESS;
-		enum sd_fault_action act = sd_fault_producer_send((uint32_t)total, &ferr);
-
-		if (act != SD_FAULT_PASS) {
-			sd_fp_remote_unlock(r);
-			p->refused = 0;
-			if (p->wait != TX_WAIT_NONE)
-				wait_reset(p);
-			if (act == SD_FAULT_CUT) {
-				p->cut = true;
-				sd_pe_wake(p->ctx.pe); /* progress fails the context */
-				ferr = DOCA_ERROR_CONNECTION_RESET;
-			}
-			sd_task_complete(task, act == SD_FAULT_DROP ? DOCA_SUCCESS : ferr);
-			return DOCA_SUCCESS;
-		}
+	if (sd_fault_active(SD_FAULT_PRODUCER) && fault_decide(p, (uint32_t)total) != SD_FAULT_PASS) {
+		sd_fp_remote_unlock(r);
+		sd_task_complete(task, p->fault_status);
+		return DOCA_SUCCESS;
 	}
 	if (t->imm_len)
 		memcpy(imm, t->imm, t->imm_len);

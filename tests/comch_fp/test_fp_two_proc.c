@@ -10,8 +10,12 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "fp_util.h"
 
@@ -910,6 +914,55 @@ static void test_producer_faults(void **state)
 	assert_int_equal(state_of(doca_comch_consumer_as_ctx(C.cons)), DOCA_CTX_STATE_RUNNING);
 }
 
+/* "ucx" after the mode: both processes over the UCX link on 127.0.0.1
+ * (SOFTDOCA_LINK, inherited by the peer) instead of the fabric directory:
+ * a secret of mode 0600 in a directory of our own, a free port. */
+static char ucx_dir[64];
+
+static void ucx_cleanup(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/secret", ucx_dir);
+	unlink(path);
+	rmdir(ucx_dir);
+}
+
+static bool use_ucx(void)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	char path[128], url[64];
+	int fd;
+
+	snprintf(ucx_dir, sizeof(ucx_dir), "/tmp/sd-fp-ucx-XXXXXX");
+	if (mkdtemp(ucx_dir) == NULL)
+		return false;
+	atexit(ucx_cleanup);
+	snprintf(path, sizeof(path), "%s/secret", ucx_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || write(fd, "fast path test secret", 21) != 21) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	snprintf(url, sizeof(url), "ucx://127.0.0.1:%u", (unsigned)ntohs(sin.sin_port));
+	setenv("SOFTDOCA_LINK", url, 1);
+	setenv("SOFTDOCA_LINK_SECRET_FILE", path, 1);
+	setenv("UCX_TLS", "tcp", 0);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +989,10 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (argc > 2 && strcmp(argv[2], "ucx") == 0 && !use_ucx()) {
+		fprintf(stderr, "cannot set up the UCX link (secret file, port)\n");
+		return 1;
+	}
 	/* SOFTDOCA_FAULTS is read once per process, at the first create. */
 	if (argc > 1 && strcmp(argv[1], "faults") == 0) {
 		setenv("SOFTDOCA_FAULTS", FP_FAULT_RULES, 1);
