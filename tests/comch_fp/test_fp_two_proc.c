@@ -914,7 +914,8 @@ static void test_producer_faults(void **state)
 	assert_int_equal(state_of(doca_comch_consumer_as_ctx(C.cons)), DOCA_CTX_STATE_RUNNING);
 }
 
-/* "ucx" after the mode: both processes over the UCX link on 127.0.0.1
+/* usage: test_fp_two_proc [all|ring|faults [ucx]]
+ * "ucx" after the mode: both processes over the UCX link on 127.0.0.1
  * (SOFTDOCA_LINK, inherited by the peer) instead of the fabric directory:
  * a secret of mode 0600 in a directory of our own, a free port. */
 static char ucx_dir[64];
