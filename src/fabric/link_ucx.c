@@ -64,7 +64,10 @@
  * Not handled: fork (the child has no progress thread; it must not use
  * links its parent opened).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1377,6 +1380,95 @@ static void *progress_main(void *arg)
 
 /* UCX's memory hooks (malloc/mmap interposition) fight with sanitizers and
  * are not needed for AM over TCP: off, unless the user chose otherwise. */
+/* The local address a packet to SOFTDOCA_LINK's address leaves from (that
+ * address itself on the side that listens there): the one the peer can
+ * reach us at (connect() on a UDP socket sends nothing). 0, or an errno. */
+static int route_source(struct sockaddr_storage *out, socklen_t *outlen)
+{
+	socklen_t len = sizeof(*out);
+	int fd, e;
+
+	fd = socket(g.url.sa.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (const struct sockaddr *)&g.url.sa, g.url.salen) != 0 ||
+	    getsockname(fd, (struct sockaddr *)out, &len) != 0) {
+		e = errno;
+		close(fd);
+		return e;
+	}
+	close(fd);
+	if (out->ss_family == AF_INET)
+		((struct sockaddr_in *)out)->sin_port = 0;
+	else if (out->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)out)->sin6_port = 0;
+	else
+		return EAFNOSUPPORT;
+	*outlen = len;
+	return 0;
+}
+
+static bool same_ip(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+	if (a->sa_family != b->ss_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return a->sa_family == AF_INET6 && memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+						  &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+}
+
+/*
+ * UCX uses every network interface it finds, and a connection whose lanes
+ * leave from an interface the peer cannot answer (a machine on several
+ * networks) times out. Unless the user chose (UCX_NET_DEVICES): the
+ * interface facing the peer (the one holding SOFTDOCA_LINK's address, or
+ * the route to it) and every RDMA port, which needs no route. Loopback is
+ * left to UCX's default.
+ */
+static void pick_net_devices(ucp_config_t *cfg)
+{
+	char list[1024], ifn[IF_NAMESIZE + 1] = "";
+	struct sockaddr_storage src;
+	struct ifaddrs *all, *i;
+	socklen_t len;
+	struct dirent *d, *p;
+	DIR *ib, *ports;
+	size_t n;
+
+	if (getenv("UCX_NET_DEVICES") != NULL || route_source(&src, &len) != 0 || getifaddrs(&all) != 0)
+		return;
+	for (i = all; i != NULL; i = i->ifa_next)
+		if (i->ifa_addr != NULL && same_ip(i->ifa_addr, &src) && !(i->ifa_flags & IFF_LOOPBACK)) {
+			snprintf(ifn, sizeof(ifn), "%s", i->ifa_name);
+			break;
+		}
+	freeifaddrs(all);
+	if (ifn[0] == '\0')
+		return;
+	n = (size_t)snprintf(list, sizeof(list), "%s", ifn);
+	ib = opendir("/sys/class/infiniband");
+	while (ib != NULL && (d = readdir(ib)) != NULL) {
+		char path[300];
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", d->d_name);
+		ports = opendir(path);
+		while (ports != NULL && (p = readdir(ports)) != NULL)
+			if (p->d_name[0] != '.' && n < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, ",%s:%s", d->d_name, p->d_name);
+		if (ports != NULL)
+			closedir(ports);
+	}
+	if (ib != NULL)
+		closedir(ib);
+	if (n >= sizeof(list))
+		return; /* too many to name: UCX's default */
+	if (ucp_config_modify(cfg, "NET_DEVICES", list) == UCS_OK)
+		SD_LOG_DBG("UCX link: network devices %s (UCX_NET_DEVICES chooses others)", list);
+}
+
 static void tune_config(ucp_config_t *cfg)
 {
 	static const char *const kv[][2] = {
@@ -1446,6 +1538,7 @@ static doca_error_t setup(void)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	tune_config(cfg);
+	pick_net_devices(cfg);
 	/* A restarted server must not wait out the TIME_WAIT of its killed
 	 * predecessor's connections; a live listener still owns the port
 	 * (Linux refuses a second bind while one listens). UCX reads its
@@ -2120,45 +2213,19 @@ void sd_ucx_set_rm(struct uconn *c, void *rm)
 	c->rm = rm;
 }
 
-/* The local address a packet to the SOFTDOCA_LINK peer leaves from: the
- * one the peer can reach us at (connect() on a UDP socket sends nothing). */
-static doca_error_t route_source(struct sockaddr_storage *out, socklen_t *outlen)
-{
-	socklen_t len = sizeof(*out);
-	int fd, e;
-
-	fd = socket(g.url.sa.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	if (connect(fd, (const struct sockaddr *)&g.url.sa, g.url.salen) != 0 ||
-	    getsockname(fd, (struct sockaddr *)out, &len) != 0) {
-		e = errno;
-		close(fd);
-		SD_LOG_ERR("UCX link: no route to %s to serve exported memory from: %s", g.url.text, strerror(e));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	close(fd);
-	if (out->ss_family == AF_INET)
-		((struct sockaddr_in *)out)->sin_port = 0;
-	else if (out->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)out)->sin6_port = 0;
-	else
-		return DOCA_ERROR_NOT_SUPPORTED;
-	*outlen = len;
-	return DOCA_SUCCESS;
-}
-
 doca_error_t sd_ucx_rm_listen(struct sockaddr_storage *sa, socklen_t *salen)
 {
-	doca_error_t err;
-
 	if (g.gone)
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (g.xlsn == NULL) {
 		if (!g.xlsn_req) {
-			err = route_source(&g.xsa, &g.xsalen);
-			if (err != DOCA_SUCCESS)
-				return err;
+			int e = route_source(&g.xsa, &g.xsalen);
+
+			if (e != 0) {
+				SD_LOG_ERR("UCX link: no route to %s to serve exported memory from: %s", g.url.text,
+					   strerror(e));
+				return e == EAFNOSUPPORT ? DOCA_ERROR_NOT_SUPPORTED : DOCA_ERROR_IO_FAILED;
+			}
 			g.xlsn_done = false;
 			g.xlsn_req = true;
 			wake_thread();

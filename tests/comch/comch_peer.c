@@ -1,9 +1,11 @@
 /* The other side for the two-process Comch tests.
- * dpu flavor: a server "comch_peer NAME [greet]" that echoes messages; "quit"
+ * dpu flavor: a server "comch_peer NAME [greet]" that echoes messages
+ *   (COMCH_PEER_REPS: one per representor named, see below); "quit"
  *   stops it cleanly, "bye-me" makes it disconnect the sender; with greet it
  *   sends "greet" from inside its connection callback, right behind the
  *   handshake.
- * host flavor: a client "comch_peer NAME stay|leave|mute" that sends
+ * host flavor: a client "comch_peer NAME stay|leave|mute" (of the host
+ *   function COMCH_PEER_PCI, else the first) that sends
  *   "ping", waits for the answer, then stays (until killed or disconnected),
  *   stops cleanly, or stops progressing (mute).
  * Prints progress words on stdout for the test to follow. Exits after 30 s
@@ -28,23 +30,48 @@ static void sent(struct doca_comch_task_send *task, union doca_data tud, union d
 }
 
 #ifdef DOCA_ARCH_DPU
-static struct doca_comch_server *server;
+/* One server per representor: COMCH_PEER_REPS="PCI[,PCI...]" (at most
+ * MAX_REPS) serves those host functions under the same name from one
+ * process, and answers "ping" with "ping@<its representor>" so that a
+ * client can tell which one it reached; else the representor of HOST_FN,
+ * echoing. */
+#define MAX_REPS 4
+static struct doca_comch_server *servers[MAX_REPS];
+static char rep_pci[MAX_REPS][DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
+static struct doca_dev_rep *reps[MAX_REPS];
+static int nservers;
+static bool tagged;
+
+static void reply(struct doca_comch_server *s, struct doca_comch_connection *c, const void *msg, uint32_t len)
+{
+	struct doca_comch_task_send *t;
+
+	if (doca_comch_server_task_send_alloc_init(s, c, msg, len, &t) == DOCA_SUCCESS &&
+	    doca_task_submit(doca_comch_task_send_as_task(t)) != DOCA_SUCCESS)
+		doca_task_free(doca_comch_task_send_as_task(t));
+}
 
 static void on_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len, struct doca_comch_connection *c)
 {
-	struct doca_comch_task_send *t;
+	struct doca_comch_server *s = doca_comch_server_get_server_ctx(c);
+	char m[64];
 
 	if (len == 4 && memcmp(buf, "quit", 4) == 0) {
 		quit_flag = 1;
 		return;
 	}
 	if (len == 6 && memcmp(buf, "bye-me", 6) == 0) {
-		doca_comch_server_disconnect(server, c);
+		doca_comch_server_disconnect(s, c);
 		return;
 	}
-	if (doca_comch_server_task_send_alloc_init(server, c, buf, len, &t) == DOCA_SUCCESS &&
-	    doca_task_submit(doca_comch_task_send_as_task(t)) != DOCA_SUCCESS)
-		doca_task_free(doca_comch_task_send_as_task(t));
+	for (int i = 0; tagged && i < nservers; i++) {
+		if (servers[i] == s && len == 4 && memcmp(buf, "ping", 4) == 0) {
+			snprintf(m, sizeof(m), "ping@%s", rep_pci[i]);
+			reply(s, c, m, (uint32_t)strlen(m));
+			return;
+		}
+	}
+	reply(s, c, buf, len);
 }
 
 static bool greet;
@@ -52,12 +79,9 @@ static bool greet;
 static void on_connect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *c,
 		       uint8_t ok)
 {
-	struct doca_comch_task_send *t;
-
 	say("CONNECT");
-	if (greet && doca_comch_server_task_send_alloc_init(server, c, "greet", 5, &t) == DOCA_SUCCESS &&
-	    doca_task_submit(doca_comch_task_send_as_task(t)) != DOCA_SUCCESS)
-		doca_task_free(doca_comch_task_send_as_task(t));
+	if (greet)
+		reply(doca_comch_server_get_server_ctx(c), c, "greet", 5);
 }
 
 static void on_disconnect(struct doca_comch_event_connection_status_changed *ev, struct doca_comch_connection *c,
@@ -66,35 +90,96 @@ static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
 	say("DISCONNECT");
 }
 
+/* The representors named in list (comma-separated), each opened with the
+ * Arm-side function it belongs to (PF1's host function is a representor of
+ * 03:00.1), into devs[] and reps[]. */
+static struct doca_dev *devs[MAX_REPS];
+
+static int open_reps(const char *list)
+{
+	struct doca_devinfo **all;
+	char want[256], *tok, *save = NULL;
+	uint32_t ndev;
+
+	if (doca_devinfo_create_list(&all, &ndev) != DOCA_SUCCESS)
+		return -1;
+	snprintf(want, sizeof(want), "%s", list);
+	for (tok = strtok_r(want, ",", &save); tok != NULL && nservers < MAX_REPS; tok = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (uint32_t d = 0; d < ndev && !found; d++) {
+			struct doca_devinfo_rep **r;
+			struct doca_dev *dev;
+			uint32_t n;
+
+			if (doca_dev_open(all[d], &dev) != DOCA_SUCCESS)
+				continue;
+			if (doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &r, &n) == DOCA_SUCCESS) {
+				for (uint32_t i = 0; i < n && !found; i++)
+					found = doca_devinfo_rep_get_pci_addr_str(r[i], rep_pci[nservers]) == DOCA_SUCCESS &&
+						strcmp(rep_pci[nservers], tok) == 0 &&
+						doca_dev_rep_open(r[i], &reps[nservers]) == DOCA_SUCCESS;
+				doca_devinfo_rep_destroy_list(r);
+			}
+			if (found)
+				devs[nservers] = dev;
+			else
+				doca_dev_close(dev);
+		}
+		if (!found)
+			break;
+		nservers++;
+	}
+	doca_devinfo_destroy_list(all);
+	return nservers > 0 && tok == NULL ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
-	struct doca_dev *dev;
-	struct doca_dev_rep *rep;
-	struct doca_ctx *ctx;
+	const char *list = getenv("COMCH_PEER_REPS");
 	uint64_t end = cu_now_ms() + 30000;
 
-	if (argc < 2 || cu_open_dev(&dev) != DOCA_SUCCESS || cu_open_rep(dev, &rep) != DOCA_SUCCESS)
+	if (argc < 2)
 		return 2;
+	if (list != NULL && list[0] != '\0') {
+		tagged = true;
+		if (open_reps(list) != 0)
+			return 2;
+	} else {
+		if (cu_open_dev(&devs[0]) != DOCA_SUCCESS || cu_open_rep(devs[0], &reps[0]) != DOCA_SUCCESS)
+			return 2;
+		nservers = 1;
+	}
 	greet = argc > 2 && strcmp(argv[2], "greet") == 0;
-	if (doca_pe_create(&pe) != DOCA_SUCCESS || doca_comch_server_create(dev, rep, argv[1], &server) != DOCA_SUCCESS)
+	if (doca_pe_create(&pe) != DOCA_SUCCESS)
 		return 3;
-	ctx = doca_comch_server_as_ctx(server);
-	doca_comch_server_task_send_set_conf(server, sent, sent, 64);
-	doca_comch_server_event_msg_recv_register(server, on_msg);
-	doca_comch_server_event_connection_status_changed_register(server, on_connect, on_disconnect);
-	doca_pe_connect_ctx(pe, ctx);
-	if (doca_ctx_start(ctx) != DOCA_SUCCESS)
-		return 4;
+	for (int i = 0; i < nservers; i++) {
+		struct doca_ctx *ctx;
+
+		if (doca_comch_server_create(devs[i], reps[i], argv[1], &servers[i]) != DOCA_SUCCESS)
+			return 3;
+		ctx = doca_comch_server_as_ctx(servers[i]);
+		doca_comch_server_task_send_set_conf(servers[i], sent, sent, 64);
+		doca_comch_server_event_msg_recv_register(servers[i], on_msg);
+		doca_comch_server_event_connection_status_changed_register(servers[i], on_connect, on_disconnect);
+		doca_pe_connect_ctx(pe, ctx);
+		if (doca_ctx_start(ctx) != DOCA_SUCCESS)
+			return 4;
+	}
 	say("READY");
 	while (!quit_flag && cu_now_ms() < end)
 		if (!doca_pe_progress(pe))
 			cu_nap();
-	if (doca_ctx_stop(ctx) != DOCA_SUCCESS)
-		cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 3000);
-	doca_comch_server_destroy(server);
+	for (int i = 0; i < nservers; i++) {
+		struct doca_ctx *ctx = doca_comch_server_as_ctx(servers[i]);
+
+		if (doca_ctx_stop(ctx) != DOCA_SUCCESS)
+			cu_progress_until_state(pe, ctx, DOCA_CTX_STATE_IDLE, 3000);
+		doca_comch_server_destroy(servers[i]);
+		doca_dev_rep_close(reps[i]);
+		doca_dev_close(devs[i]);
+	}
 	doca_pe_destroy(pe);
-	doca_dev_rep_close(rep);
-	doca_dev_close(dev);
 	say("DONE");
 	return 0;
 }
@@ -106,6 +191,29 @@ static void on_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t 
 	got_reply = 1;
 }
 
+/* The host function at pci (COMCH_PEER_PCI), else the first one. */
+static doca_error_t open_host_dev(const char *pci, struct doca_dev **dev)
+{
+	struct doca_devinfo **list;
+	char addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
+	doca_error_t err;
+	uint32_t n;
+
+	if (pci == NULL || pci[0] == '\0')
+		return cu_open_dev(dev);
+	err = doca_devinfo_create_list(&list, &n);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = DOCA_ERROR_NOT_FOUND;
+	for (uint32_t i = 0; i < n; i++)
+		if (doca_devinfo_get_pci_addr_str(list[i], addr) == DOCA_SUCCESS && strcmp(addr, pci) == 0) {
+			err = doca_dev_open(list[i], dev);
+			break;
+		}
+	doca_devinfo_destroy_list(list);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct doca_comch_client *client;
@@ -115,7 +223,7 @@ int main(int argc, char **argv)
 	struct doca_ctx *ctx;
 	bool stay;
 
-	if (argc < 3 || cu_open_dev(&dev) != DOCA_SUCCESS)
+	if (argc < 3 || open_host_dev(getenv("COMCH_PEER_PCI"), &dev) != DOCA_SUCCESS)
 		return 2;
 	stay = strcmp(argv[2], "stay") == 0;
 	if (doca_pe_create(&pe) != DOCA_SUCCESS || doca_comch_client_create(dev, argv[1], &client) != DOCA_SUCCESS)

@@ -8,7 +8,8 @@
 #   ucx_netns.sh            (env from meson: SOFTDOCA_BUILD_DIR = the dpu build,
 #                            SOFTDOCA_PEER_BUILD_DIR = the host build)
 #
-# Cases: a client started before its server waits for it; a Comch
+# Cases: a client started before its server waits for it; one Arm-side
+# process serving two host functions whose hosts are two namespaces; a Comch
 # conversation across the veth (tests/comch/comch_peer, and
 # NVIDIA's comch_ctrl_path samples when DOCA_SAMPLES_DIR points at a
 # doca-samples checkout), a wrong secret refused on both sides, a secret file
@@ -42,6 +43,10 @@ CLI=$PEER/tests/comch/comch_peer
 
 tag=sdx$$
 A=${tag}a B=${tag}b VA=${tag}va VB=${tag}vb
+# a second host machine, C, joined to A by a veth pair of its own (it
+# reaches A's listening address through A; B has no route to A's second
+# network, so UCX on A must not use that interface toward B)
+C=${tag}c WA=${tag}wa WC=${tag}wc
 ADDR_A=10.77.0.1
 URL=ucx://$ADDR_A:18515
 TMO=2000 # SOFTDOCA_LINK_TIMEOUT_MS for the partition case
@@ -53,7 +58,9 @@ cleanup() {
 	wait 2>/dev/null
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$B" 2>/dev/null
+	ip netns del "$C" 2>/dev/null
 	ip link del "$VA" 2>/dev/null
+	ip link del "$WA" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -67,6 +74,13 @@ ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
 	ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
 	ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || {
 	echo "not ok - setting up the veth pair failed"
+	exit 1
+}
+ip netns add "$C" && ip link add "$WA" type veth peer name "$WC" && ip link set "$WA" netns "$A" &&
+	ip link set "$WC" netns "$C" && ip -n "$A" addr add 10.77.1.1/24 dev "$WA" &&
+	ip -n "$C" addr add 10.77.1.2/24 dev "$WC" && ip -n "$C" link set lo up && ip -n "$A" link set "$WA" up &&
+	ip -n "$C" link set "$WC" up && ip -n "$C" route add default via 10.77.1.1 || {
+	echo "not ok - setting up the second host's veth pair failed"
 	exit 1
 }
 unshare --pid --fork --kill-child --mount-proc true 2>"$T/err" || skip "unshare --pid refused: $(cat "$T/err")"
@@ -320,6 +334,33 @@ if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server
 else
 	echo "# NVIDIA's Comch samples not run: set DOCA_SAMPLES_DIR to a doca-samples checkout"
 fi
+
+# ---- one Arm-side process, two host functions, two host machines ----------
+# A server per representor (PF0's and PF1's) in one process; the host of
+# PF0 in B, the host of PF1 in C, at once: each reaches its own.
+side "$A" dpu s6 "$T/secret" env COMCH_PEER_REPS=0000:3b:00.0,0000:3b:00.1 "$SRV" svc
+spid=$last
+if wait_for "$T/s6.out" READY 15 >/dev/null; then
+	side "$B" host c6 "$T/secret" env COMCH_PEER_PCI=0000:3b:00.0 "$CLI" svc leave
+	p6=$last
+	side "$C" host c7 "$T/secret" env COMCH_PEER_PCI=0000:3b:00.1 "$CLI" svc leave
+	p7=$last
+	wait_exit "$p6" 30
+	r6=$?
+	wait_exit "$p7" 30
+	r7=$?
+	if [ $r6 -eq 0 ] && [ $r7 -eq 0 ] && grep -q "GOT ping@0000:3b:00.0" "$T/c6.out" &&
+		grep -q "GOT ping@0000:3b:00.1" "$T/c7.out"; then
+		ok "one Arm-side process serves PF0's host (netns B) and PF1's host (netns C) at once, each its own server"
+	else
+		bad "two host functions on two machines (exits $r6, $r7)" "$T/c6.out" "$T/c6.err" "$T/c7.out" \
+			"$T/c7.err" "$T/s6.err"
+	fi
+else
+	bad "two host functions: the server did not start" "$T/s6.out" "$T/s6.err"
+fi
+kill "$spid" 2>/dev/null
+wait_exit "$spid" 5 >/dev/null
 
 # ---- secure_channel across the veth: the fast path both ways ---------------
 # The tree's doca_secure_channel (a producer and a consumer on each side,
