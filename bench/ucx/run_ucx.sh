@@ -101,7 +101,7 @@ else
 fi
 head -c 48 /dev/urandom >"$W/secret"
 chmod 600 "$W/secret"
-mkdir -p "$W/fab-a" "$W/fab-b"
+mkdir -p "$W/fab-a" "$W/fab-b" "$W/fab-ca"
 failed=0
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
@@ -163,7 +163,6 @@ ucx_run || {
 echo
 echo "== the Comch fast path over UCX (tcp) across the veth, producer host side (B), consumer Arm side (A)"
 echo "\$ comch_bench --peer $COMCH_SRV -r $REPS -t $T --peer-wrap 'ip netns exec A ...'"
-mkdir -p "$W/fab-ca"
 comch_run || {
 	echo "!! the UCX Comch run failed (exit $?)"
 	failed=1

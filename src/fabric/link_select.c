@@ -375,7 +375,6 @@ static void select_once(void)
 		g_ops = ops;
 		{
 			sd_link_ucx_remote_fn rf = (sd_link_ucx_remote_fn)dlsym(h, SD_LINK_UCX_REMOTE_ENTRY);
-
 			sd_link_ucx_fp_fn ff = (sd_link_ucx_fp_fn)dlsym(h, SD_LINK_UCX_FP_ENTRY);
 
 			g_remote = rf != NULL ? rf() : NULL;

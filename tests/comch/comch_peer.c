@@ -105,29 +105,18 @@ static int open_reps(const char *list)
 		return -1;
 	snprintf(want, sizeof(want), "%s", list);
 	for (tok = strtok_r(want, ",", &save); tok != NULL && nservers < MAX_REPS; tok = strtok_r(NULL, ",", &save)) {
-		bool found = false;
+		uint32_t d;
 
-		for (uint32_t d = 0; d < ndev && !found; d++) {
-			struct doca_devinfo_rep **r;
-			struct doca_dev *dev;
-			uint32_t n;
-
-			if (doca_dev_open(all[d], &dev) != DOCA_SUCCESS)
+		for (d = 0; d < ndev; d++) {
+			if (doca_dev_open(all[d], &devs[nservers]) != DOCA_SUCCESS)
 				continue;
-			if (doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &r, &n) == DOCA_SUCCESS) {
-				for (uint32_t i = 0; i < n && !found; i++)
-					found = doca_devinfo_rep_get_pci_addr_str(r[i], rep_pci[nservers]) == DOCA_SUCCESS &&
-						strcmp(rep_pci[nservers], tok) == 0 &&
-						doca_dev_rep_open(r[i], &reps[nservers]) == DOCA_SUCCESS;
-				doca_devinfo_rep_destroy_list(r);
-			}
-			if (found)
-				devs[nservers] = dev;
-			else
-				doca_dev_close(dev);
+			if (cu_open_rep_pci(devs[nservers], tok, &reps[nservers]) == DOCA_SUCCESS)
+				break;
+			doca_dev_close(devs[nservers]);
 		}
-		if (!found)
+		if (d == ndev)
 			break;
+		snprintf(rep_pci[nservers], sizeof(rep_pci[nservers]), "%s", tok);
 		nservers++;
 	}
 	doca_devinfo_destroy_list(all);
@@ -191,29 +180,6 @@ static void on_msg(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t 
 	got_reply = 1;
 }
 
-/* The host function at pci (COMCH_PEER_PCI), else the first one. */
-static doca_error_t open_host_dev(const char *pci, struct doca_dev **dev)
-{
-	struct doca_devinfo **list;
-	char addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
-	doca_error_t err;
-	uint32_t n;
-
-	if (pci == NULL || pci[0] == '\0')
-		return cu_open_dev(dev);
-	err = doca_devinfo_create_list(&list, &n);
-	if (err != DOCA_SUCCESS)
-		return err;
-	err = DOCA_ERROR_NOT_FOUND;
-	for (uint32_t i = 0; i < n; i++)
-		if (doca_devinfo_get_pci_addr_str(list[i], addr) == DOCA_SUCCESS && strcmp(addr, pci) == 0) {
-			err = doca_dev_open(list[i], dev);
-			break;
-		}
-	doca_devinfo_destroy_list(list);
-	return err;
-}
-
 int main(int argc, char **argv)
 {
 	struct doca_comch_client *client;
@@ -223,7 +189,7 @@ int main(int argc, char **argv)
 	struct doca_ctx *ctx;
 	bool stay;
 
-	if (argc < 3 || open_host_dev(getenv("COMCH_PEER_PCI"), &dev) != DOCA_SUCCESS)
+	if (argc < 3 || cu_open_dev_pci(getenv("COMCH_PEER_PCI"), &dev) != DOCA_SUCCESS)
 		return 2;
 	stay = strcmp(argv[2], "stay") == 0;
 	if (doca_pe_create(&pe) != DOCA_SUCCESS || doca_comch_client_create(dev, argv[1], &client) != DOCA_SUCCESS)

@@ -32,22 +32,36 @@ static inline void cu_nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/* The first device of this side (03:00.0 on the Arm side, 3b:00.0 on the host). */
-static inline doca_error_t cu_open_dev(struct doca_dev **dev)
+/* The device of this side at PCI address want (NULL or "": the first one). */
+static inline doca_error_t cu_open_dev_pci(const char *want, struct doca_dev **dev)
 {
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
 	struct doca_devinfo **list;
-	uint32_t n;
+	uint32_t n, i;
 	doca_error_t err = doca_devinfo_create_list(&list, &n);
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	err = n > 0 ? doca_dev_open(list[0], dev) : DOCA_ERROR_NOT_FOUND;
+	err = DOCA_ERROR_NOT_FOUND;
+	for (i = 0; i < n; i++) {
+		if (want == NULL || want[0] == '\0' ||
+		    (doca_devinfo_get_pci_addr_str(list[i], pci) == DOCA_SUCCESS && strcmp(pci, want) == 0)) {
+			err = doca_dev_open(list[i], dev);
+			break;
+		}
+	}
 	doca_devinfo_destroy_list(list);
 	return err;
 }
 
-/* The representor of host function HOST_FN. */
-static inline doca_error_t cu_open_rep(struct doca_dev *dev, struct doca_dev_rep **rep)
+/* The first device of this side (03:00.0 on the Arm side, 3b:00.0 on the host). */
+static inline doca_error_t cu_open_dev(struct doca_dev **dev)
+{
+	return cu_open_dev_pci(NULL, dev);
+}
+
+/* dev's representor of the host function at PCI address want. */
+static inline doca_error_t cu_open_rep_pci(struct doca_dev *dev, const char *want, struct doca_dev_rep **rep)
 {
 	struct doca_devinfo_rep **list;
 	char pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
@@ -58,13 +72,19 @@ static inline doca_error_t cu_open_rep(struct doca_dev *dev, struct doca_dev_rep
 		return err;
 	err = DOCA_ERROR_NOT_FOUND;
 	for (i = 0; i < n; i++) {
-		if (doca_devinfo_rep_get_pci_addr_str(list[i], pci) == DOCA_SUCCESS && strcmp(pci, HOST_FN) == 0) {
+		if (doca_devinfo_rep_get_pci_addr_str(list[i], pci) == DOCA_SUCCESS && strcmp(pci, want) == 0) {
 			err = doca_dev_rep_open(list[i], rep);
 			break;
 		}
 	}
 	doca_devinfo_rep_destroy_list(list);
 	return err;
+}
+
+/* The representor of host function HOST_FN. */
+static inline doca_error_t cu_open_rep(struct doca_dev *dev, struct doca_dev_rep **rep)
+{
+	return cu_open_rep_pci(dev, HOST_FN, rep);
 }
 
 static inline enum doca_ctx_states cu_state(struct doca_ctx *ctx)

@@ -69,17 +69,20 @@ trap 'exit 130' INT TERM
 ip netns add "$A" 2>"$T/err" || skip "ip netns refused: $(cat "$T/err")"
 ip netns add "$B" 2>"$T/err" || skip "ip netns refused: $(cat "$T/err")"
 ip link add "$VA" type veth peer name "$VB" 2>"$T/err" || skip "cannot create a veth pair: $(cat "$T/err")"
-ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
-	ip -n "$A" addr add "$ADDR_A/24" dev "$VA" && ip -n "$B" addr add 10.77.0.2/24 dev "$VB" &&
-	ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
-	ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || {
+# join IF1 NS1 ADDR1/PFX IF2 NS2 ADDR2/PFX: the ends of a veth pair into
+# their namespaces, addressed and up (loopback too)
+join() {
+	ip link set "$1" netns "$2" && ip link set "$4" netns "$5" &&
+		ip -n "$2" addr add "$3" dev "$1" && ip -n "$5" addr add "$6" dev "$4" &&
+		ip -n "$2" link set lo up && ip -n "$5" link set lo up &&
+		ip -n "$2" link set "$1" up && ip -n "$5" link set "$4" up
+}
+join "$VA" "$A" "$ADDR_A/24" "$VB" "$B" 10.77.0.2/24 || {
 	echo "not ok - setting up the veth pair failed"
 	exit 1
 }
-ip netns add "$C" && ip link add "$WA" type veth peer name "$WC" && ip link set "$WA" netns "$A" &&
-	ip link set "$WC" netns "$C" && ip -n "$A" addr add 10.77.1.1/24 dev "$WA" &&
-	ip -n "$C" addr add 10.77.1.2/24 dev "$WC" && ip -n "$C" link set lo up && ip -n "$A" link set "$WA" up &&
-	ip -n "$C" link set "$WC" up && ip -n "$C" route add default via 10.77.1.1 || {
+ip netns add "$C" && ip link add "$WA" type veth peer name "$WC" &&
+	join "$WA" "$A" 10.77.1.1/24 "$WC" "$C" 10.77.1.2/24 && ip -n "$C" route add default via 10.77.1.1 || {
 	echo "not ok - setting up the second host's veth pair failed"
 	exit 1
 }
