@@ -22,10 +22,12 @@ struct doca_dma_task_memcpy {
 	struct doca_buf *dst;
 	/* engine-private: queue link and checked byte count */
 	struct doca_dma_task_memcpy *eng_next;
-	size_t eng_total;
 	doca_error_t eng_status;
 	bool eng_flushed;   /* given up by a stop, not failed (a failure may also be IO_FAILED) */
 	uint8_t eng_remote; /* SD_DMA_SRC_REMOTE / SD_DMA_DST_REMOTE, set by sd_dma_task_check */
+	bool eng_nt;	    /* the engine thread copies it with streaming stores (decided on the PE thread) */
+	const uint8_t *eng_src; /* a single-segment task's bytes as this process reaches them */
+	uint8_t *eng_dst;	/* (set with eng_remote == 0 before it goes to the engine thread) */
 };
 
 struct doca_dma {

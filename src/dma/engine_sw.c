@@ -25,6 +25,11 @@
  *    the context holds SD_DMA_NT_INFLIGHT_MIN bytes or more in flight: the
  *    destinations then do not stay in the caches anyway, and a cached store
  *    reads each line before writing it. Small working sets keep memcpy.
+ *  - Medium copies (from SD_DMA_SHARE_MIN bytes) are shared: while the
+ *    engine thread holds fewer than SD_DMA_SHARE_AHEAD tasks, every second
+ *    one goes there and progress copies the others, so two CPUs copy side by
+ *    side (one memcpy loop is what a program would do alone; a DMA engine is
+ *    beside the CPU). A process allowed one CPU does not share.
  *  - A program that sleeps on the PE's notification handle instead of
  *    polling is woken as soon as tasks are submitted (the core kicks an
  *    armed PE on submit, and has_work below tells a re-arm that pending
@@ -77,8 +82,10 @@
  *    stopping with a big backlog is quick. A task is only completed on the PE
  *    thread, with sd_task_complete().
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +120,11 @@ SD_LOG_REGISTER(DMA_ENGINE);
  * in flight times this task's size). */
 #define SD_DMA_NT_INLINE_MIN (32u << 10)
 #define SD_DMA_NT_INFLIGHT_MIN (6u << 20)
+/* Copies from this size that progress would do inline are shared with the
+ * engine thread when the process may run on two CPUs or more: every second
+ * one goes there while the engine holds fewer than SD_DMA_SHARE_AHEAD. */
+#define SD_DMA_SHARE_MIN_DEFAULT (32u << 10)
+#define SD_DMA_SHARE_AHEAD 4u
 
 /* A sleep the kernel ends: waiters sleep on seq while it is unchanged; a
  * waker bumps seq and wakes only if some waiter said it sleeps. */
@@ -141,6 +153,9 @@ struct sd_dma_engine {
 	struct doca_pe *pe;
 	size_t inline_max;
 	size_t remote_inline_max;
+	uint64_t nt_inflight_min; /* nt_inline's threshold */
+	size_t share_min;	  /* SIZE_MAX: no sharing (one CPU) */
+	bool share_turn;	  /* the next shareable task goes to the engine */
 
 	/* PE thread only */
 	struct sd_dma_check_cache cache; /* kept across polls: start ids tell when it is stale */
@@ -420,10 +435,10 @@ static void *helper_thread(void *arg)
  * with the helper if it is large enough, else copy it here. */
 static doca_error_t copy_local_single(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t)
 {
-	const uint8_t *s = t->src->data;
-	uint8_t *d = t->dst->data + t->dst->data_len;
+	const uint8_t *s = t->eng_src;
+	uint8_t *d = t->eng_dst;
 	size_t n = t->src->data_len;
-	bool nt = n >= eng->nt_min;
+	bool nt = t->eng_nt;
 	bool ok;
 
 	if (eng->helper_running && n >= eng->split_min && n >= 2) {
@@ -488,10 +503,21 @@ static void engine_kick(struct sd_dma_engine *eng)
 	waiter_wake(&eng->sq_wait);
 }
 
+/* CPUs this process may run on: sharing copies with the engine thread only
+ * pays when it can run beside the PE thread. */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	return CPU_COUNT(&set);
+}
+
 static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 {
 	struct sd_dma_engine *eng;
-	uint64_t inline_max, remote_inline_max, split_min, nt_min;
+	uint64_t inline_max, remote_inline_max, split_min, nt_min, nt_inflight_min, share_min;
 	const char *nt_how;
 	doca_error_t err;
 
@@ -505,6 +531,11 @@ static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 		err = sd_env_u64("SOFTDOCA_DMA_SPLIT_MIN", SD_DMA_SPLIT_MIN_DEFAULT, 0, UINT64_MAX, &split_min);
 	if (err == DOCA_SUCCESS)
 		err = sd_env_u64("SOFTDOCA_DMA_NT_MIN", SD_DMA_NT_MIN_DEFAULT, 0, UINT64_MAX, &nt_min);
+	if (err == DOCA_SUCCESS)
+		err = sd_env_u64("SOFTDOCA_DMA_NT_INFLIGHT_MIN", SD_DMA_NT_INFLIGHT_MIN, 0, UINT64_MAX,
+				 &nt_inflight_min);
+	if (err == DOCA_SUCCESS)
+		err = sd_env_u64("SOFTDOCA_DMA_SHARE_MIN", SD_DMA_SHARE_MIN_DEFAULT, 0, UINT64_MAX, &share_min);
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (posix_memalign((void **)&eng, 64, sizeof(*eng)) != 0)
@@ -515,6 +546,8 @@ static doca_error_t sw_create(struct sd_dma_engine **out, struct doca_dma *dma)
 	eng->remote_inline_max = (size_t)remote_inline_max;
 	eng->split_min = split_min > SIZE_MAX ? SIZE_MAX : (size_t)split_min;
 	eng->nt_min = nt_min > SIZE_MAX ? SIZE_MAX : (size_t)nt_min;
+	eng->nt_inflight_min = nt_inflight_min;
+	eng->share_min = share_min > SIZE_MAX || usable_cpus() < 2 ? SIZE_MAX : (size_t)share_min;
 	eng->max_buf_size = dma->caps->dma_max_buf_size;
 	eng->max_list = dma->caps->dma_max_buf_list_len;
 	nt_how = nt_select();
@@ -734,15 +767,13 @@ static inline void small_copy(uint8_t *d, const uint8_t *s, size_t n)
  */
 static inline bool nt_inline(const struct sd_dma_engine *eng, size_t n)
 {
-	return n >= SD_DMA_NT_INLINE_MIN && (uint64_t)n * eng->dma->ctx.inflight >= SD_DMA_NT_INFLIGHT_MIN;
+	return n >= SD_DMA_NT_INLINE_MIN && (uint64_t)n * eng->dma->ctx.inflight >= eng->nt_inflight_min;
 }
 
-/* A quick-checked task's copy (what sd_dma_task_copy does for it). */
-static inline void quick_copy(const struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t, size_t n)
+/* A single-segment copy in progress (what sd_dma_task_copy does for it). */
+static inline void copy_inline(const struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t, uint8_t *d,
+			       const uint8_t *s, size_t n)
 {
-	const uint8_t *s = t->src->data;
-	uint8_t *d = t->dst->data + t->dst->data_len;
-
 	if (n <= SD_DMA_SMALL_COPY)
 		small_copy(d, s, n);
 	else if (d < s + n && s < d + n)
@@ -752,6 +783,70 @@ static inline void quick_copy(const struct sd_dma_engine *eng, struct doca_dma_t
 	else
 		memcpy(d, s, n);
 	t->dst->data_len += n;
+}
+
+/*
+ * A checked task of one source and one destination segment: where its bytes
+ * are for this process's loads and stores (eng_src, eng_dst; eng_dst stays
+ * NULL when a remote side is not in the exporter's shared pages, and then
+ * sd_dma_task_copy moves it through sd_remote). Remote memory reached this
+ * way is copied as local memory is: inline, shared or split, streaming
+ * stores when large, no system call per copy beyond sd_remote's checks.
+ */
+static doca_error_t resolve_single(struct doca_dma_task_memcpy *t, size_t n)
+{
+	struct sd_remote *r;
+	uint8_t *p = NULL;
+	doca_error_t err;
+
+	t->eng_src = t->src->data;
+	t->eng_dst = t->dst->data + t->dst->data_len;
+	if (t->eng_remote == 0)
+		return DOCA_SUCCESS;
+	if (t->eng_remote & SD_DMA_SRC_REMOTE) {
+		r = sd_mmap_remote(t->src->mmap);
+		err = sd_remote_direct(r, false, (uint64_t)(uintptr_t)t->eng_src, n, &p);
+		t->eng_src = p;
+	} else {
+		r = sd_mmap_remote(t->dst->mmap);
+		err = sd_remote_direct(r, true, (uint64_t)(uintptr_t)t->eng_dst, n, &p);
+		t->eng_dst = p;
+	}
+	if (err != DOCA_SUCCESS)
+		SD_LOG_ERR("DMA memcpy task failed: %s %zu bytes of process %d (remote mmap) failed: %s",
+			   t->eng_remote & SD_DMA_SRC_REMOTE ? "reading" : "writing", n, sd_remote_pid(r),
+			   doca_error_get_descr(err));
+	if (err != DOCA_SUCCESS || p == NULL) {
+		t->eng_dst = NULL;
+		return err;
+	}
+	t->eng_remote = 0;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Give this quick-checked task to the engine thread instead of copying it
+ * inline? Every second shareable one, while the engine holds few: the PE
+ * thread and the engine thread then copy side by side on two CPUs, which is
+ * what makes medium copies faster than one memcpy loop. An engine that falls
+ * behind (its CPU busy with something else) gets nothing more until it
+ * catches up, so the PE thread is never left waiting on it for long.
+ */
+static bool share_now(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t, uint8_t *d, const uint8_t *s,
+		      size_t n)
+{
+	if (eng->worker_outstanding >= SD_DMA_SHARE_AHEAD || (d < s + n && s < d + n))
+		return false;
+	eng->share_turn = !eng->share_turn;
+	if (!eng->share_turn || !(eng->thread_running || start_thread(eng)))
+		return false;
+	t->eng_nt = n >= eng->nt_min || nt_inline(eng, n);
+	t->eng_src = s;
+	t->eng_dst = d;
+	if (!ring_push(&eng->sq, t))
+		return false;
+	eng->worker_outstanding++;
+	return true;
 }
 
 static int sw_poll(struct sd_dma_engine *eng)
@@ -782,10 +877,19 @@ static int sw_poll(struct sd_dma_engine *eng)
 
 		if (quick_check(eng, t, cache, &total) && total < eng->inline_max &&
 		    (inline_bytes < SD_DMA_POLL_BUDGET || n == 0)) {
+			if (total >= eng->share_min &&
+			    share_now(eng, t, t->dst->data + t->dst->data_len, t->src->data, total)) {
+				eng->pend_head = t->eng_next;
+				if (__builtin_expect(trc, 0))
+					trace_task(t, total, "shared with the engine thread");
+				kicked = true;
+				taken++;
+				continue;
+			}
 			eng->pend_head = t->eng_next;
 			if (__builtin_expect(trc, 0))
 				trace_task(t, total, "inline in progress");
-			quick_copy(eng, t, total);
+			copy_inline(eng, t, t->dst->data + t->dst->data_len, t->src->data, total);
 			inline_bytes += total;
 			sd_task_complete_inline(&t->task, DOCA_SUCCESS);
 			taken++;
@@ -793,9 +897,31 @@ static int sw_poll(struct sd_dma_engine *eng)
 			continue;
 		}
 		err = sd_dma_task_check(t, cache, &total);
+		t->eng_dst = NULL;
+		if (err == DOCA_SUCCESS && t->src->next == NULL && t->dst->next == NULL)
+			err = resolve_single(t, total);
+		if (err == DOCA_SUCCESS && t->eng_dst != NULL && total < eng->inline_max &&
+		    (inline_bytes < SD_DMA_POLL_BUDGET || n == 0)) {
+			/* remote memory in the shared pages: as a local copy */
+			eng->pend_head = t->eng_next;
+			if (total >= eng->share_min && share_now(eng, t, t->eng_dst, t->eng_src, total)) {
+				kicked = true;
+				taken++;
+				continue;
+			}
+			if (__builtin_expect(trc, 0))
+				trace_task(t, total, "inline in progress");
+			copy_inline(eng, t, t->eng_dst, t->eng_src, total);
+			inline_bytes += total;
+			finish(t, DOCA_SUCCESS, false);
+			taken++;
+			n++;
+			continue;
+		}
 		if (err == DOCA_SUCCESS && total >= (t->eng_remote ? eng->remote_inline_max : eng->inline_max) &&
 		    (eng->thread_running || start_thread(eng))) {
 			/* Bounding what the engine holds keeps the completion ring from overflowing. */
+			t->eng_nt = total >= eng->nt_min;
 			if (eng->worker_outstanding >= SD_DMA_RING_SIZE || !ring_push(&eng->sq, t))
 				break; /* engine busy: the rest waits for the next progress */
 			eng->pend_head = t->eng_next;

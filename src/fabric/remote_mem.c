@@ -1000,20 +1000,18 @@ static int rw_copy(const struct sd_remote *r, bool write, uint64_t raddr, uint8_
 	return 0;
 }
 
-static doca_error_t remote_rw(struct sd_remote *r, bool write, uint64_t raddr, void *local, size_t len)
+/* The checks of an access (bounds, rights; on the local fabric also the
+ * export live and its first and last shared byte still mapped by the
+ * exporter), logged; the shared part of the range in [*s_lo, *s_hi) (empty
+ * when s_lo == s_hi). The caller moves the bytes. */
+static doca_error_t remote_check(struct sd_remote *r, bool write, uint64_t raddr, size_t len, uint64_t *s_lo,
+				 uint64_t *s_hi)
 {
 	const char *op = write ? "remote write" : "remote read";
-	uint64_t s_lo = 0, s_hi = 0, probe[2];
+	uint64_t probe[2];
 	doca_error_t err;
-	size_t done;
-	int e;
 
-	if (r == NULL || (local == NULL && len != 0)) {
-		SD_LOG_ERR("%s: NULL argument", op);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (len == 0)
-		return DOCA_SUCCESS;
+	*s_lo = *s_hi = raddr;
 	if (!sd_remote_contains(r, raddr, len)) {
 		SD_LOG_ERR("%s: [0x%" PRIx64 ", +%zu) is outside the export [0x%" PRIx64 ", +%" PRIu64 ")", op, raddr,
 			   len, r->desc.addr, r->desc.len);
@@ -1024,23 +1022,45 @@ static doca_error_t remote_rw(struct sd_remote *r, bool write, uint64_t raddr, v
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (r->link != NULL)
-		return write ? r->link->write(r->link_handle, raddr, local, len)
-			     : r->link->read(r->link_handle, raddr, local, len);
+		return DOCA_SUCCESS; /* the exporter's side checks the rest */
 	if (r->shm != NULL) {
-		s_lo = raddr > r->shm_addr ? raddr : r->shm_addr;
-		s_hi = raddr + len < r->shm_addr + r->shm_len ? raddr + len : r->shm_addr + r->shm_len;
-		if (s_hi <= s_lo)
-			s_lo = s_hi = raddr;
+		*s_lo = raddr > r->shm_addr ? raddr : r->shm_addr;
+		*s_hi = raddr + len < r->shm_addr + r->shm_len ? raddr + len : r->shm_addr + r->shm_len;
+		if (*s_hi <= *s_lo)
+			*s_lo = *s_hi = raddr;
 	}
 	/* The shared part is checked like the kernel path checks every page:
 	 * the exporter must still map its first and last byte. */
-	probe[0] = s_lo;
-	probe[1] = s_hi - 1;
-	err = check_record(r, false, NULL, probe, s_hi > s_lo ? 2 : 0);
+	probe[0] = *s_lo;
+	probe[1] = *s_hi - 1;
+	err = check_record(r, false, NULL, probe, *s_hi > *s_lo ? 2 : 0);
 	if (err == DOCA_ERROR_NOT_SUPPORTED)
 		SD_LOG_ERR("%s: the kernel now refuses process_vm_%sv", op, write ? "write" : "read");
 	if (err != DOCA_SUCCESS)
 		return err == DOCA_ERROR_NOT_SUPPORTED ? DOCA_ERROR_NOT_PERMITTED : err;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t remote_rw(struct sd_remote *r, bool write, uint64_t raddr, void *local, size_t len)
+{
+	const char *op = write ? "remote write" : "remote read";
+	uint64_t s_lo, s_hi;
+	doca_error_t err;
+	size_t done;
+	int e;
+
+	if (r == NULL || (local == NULL && len != 0)) {
+		SD_LOG_ERR("%s: NULL argument", op);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (len == 0)
+		return DOCA_SUCCESS;
+	err = remote_check(r, write, raddr, len, &s_lo, &s_hi);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (r->link != NULL)
+		return write ? r->link->write(r->link_handle, raddr, local, len)
+			     : r->link->read(r->link_handle, raddr, local, len);
 	if (rw_copy(r, write, raddr, local, len, s_lo, s_hi, &done) == 0)
 		return DOCA_SUCCESS;
 	e = errno;
@@ -1051,6 +1071,25 @@ static doca_error_t remote_rw(struct sd_remote *r, bool write, uint64_t raddr, v
 		SD_LOG_ERR("%s: failed after %zu of %zu bytes at 0x%" PRIx64 ": %s (did the exporter unmap "
 			   "exported memory?)",
 			   op, done, len, raddr, strerror(e));
+	return err;
+}
+
+doca_error_t sd_remote_direct(struct sd_remote *r, bool write, uint64_t remote_addr, size_t len, uint8_t **ptr)
+{
+	uint64_t s_lo, s_hi;
+	doca_error_t err;
+
+	if (ptr == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	*ptr = NULL;
+	if (r == NULL || len == 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (r->link != NULL || r->shm == NULL || remote_addr < r->shm_addr ||
+	    len > r->shm_len - (remote_addr - r->shm_addr) || !sd_remote_contains(r, remote_addr, len))
+		return DOCA_SUCCESS; /* not wholly in the shared pages: sd_remote_read/write moves it */
+	err = remote_check(r, write, remote_addr, len, &s_lo, &s_hi);
+	if (err == DOCA_SUCCESS)
+		*ptr = r->shm + (remote_addr - r->shm_addr);
 	return err;
 }
 

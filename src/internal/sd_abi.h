@@ -70,6 +70,7 @@
 #define sd_pe_wake priv_doca_sd_pe_wake
 #define sd_pe_watch_fd priv_doca_sd_pe_watch_fd
 #define sd_remote_desc_checksum priv_doca_sd_remote_desc_checksum
+#define sd_remote_direct priv_doca_sd_remote_direct
 #define sd_remote_pci priv_doca_sd_remote_pci
 #define sd_remote_pid priv_doca_sd_remote_pid
 #define sd_remote_read priv_doca_sd_remote_read

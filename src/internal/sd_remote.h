@@ -262,6 +262,14 @@ size_t sd_remote_shared_len(const struct sd_remote *r);
  * export still live) happen before any byte moves. */
 doca_error_t sd_remote_read(struct sd_remote *r, uint64_t remote_addr, void *local, size_t len);
 doca_error_t sd_remote_write(struct sd_remote *r, uint64_t remote_addr, const void *local, size_t len);
+/* Where the importer's own loads and stores reach [remote_addr, +len) of the
+ * export, for a copier that moves the bytes itself (streaming stores, two
+ * threads): the same checks as sd_remote_read/write (write: as for a write)
+ * are made now, and on success *ptr is the local address of the range, or
+ * NULL when it is not wholly in the shared pages (then sd_remote_read/write
+ * must move it). A revoke or exit after the call is not seen by the copy, as
+ * a DMA already in flight completes. */
+doca_error_t sd_remote_direct(struct sd_remote *r, bool write, uint64_t remote_addr, size_t len, uint8_t **ptr);
 
 /* ---- shared 64-bit cells (doca_sync_event across the link) ------------ */
 

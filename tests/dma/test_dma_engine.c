@@ -5,7 +5,8 @@
  *     (sub-line, sub-page, odd, a page and a bit), on one engine thread and
  *     split between two (streaming stores), inline in progress (the small
  *     copies' own code up to 64 bytes), and inline with streaming stores
- *     (tasks of about 100 KiB, 6 MiB and more in flight), with guard bytes
+ *     (tasks of about 100 KiB, 6 MiB and more in flight), shared between
+ *     progress and the engine thread (plain and streamed), with guard bytes
  *     on both sides of the destination left untouched; small inline copies
  *     between overlapping buffers come out as memmove's;
  *   - the engine's completion order: tasks it executes complete in the order
@@ -17,7 +18,7 @@
  *     with a started DMA context, its engine threads running and nothing in
  *     flight, uses under 1% of a core over IDLE_WINDOW_S seconds (3 s rather
  *     than 10 s to keep CI short).
- * The engine's tuning knobs (SOFTDOCA_DMA_INLINE_MAX, _NT_MIN, _SPLIT_MIN,
+ * The engine's tuning knobs (SOFTDOCA_DMA_INLINE_MAX, _NT_MIN, _SPLIT_MIN, _SHARE_MIN,
  * read when the DMA context is created) push small tasks onto the paths
  * that otherwise only multi-megabyte copies take.
  */
@@ -364,6 +365,28 @@ static void test_inline_every_alignment(void **state)
 	fx_destroy(f);
 }
 
+/* Copies shared between progress and the engine thread (every second one
+ * there while it holds few), at every alignment: plainly, and with the
+ * engine's share streamed (NT_MIN 0). Where the process may use one CPU
+ * only, nothing is shared and these are inline copies again. */
+static void shared_sweep(const char *nt_min)
+{
+	struct fx *f;
+
+	setenv("SOFTDOCA_DMA_SHARE_MIN", "1", 1);
+	f = fx_create(NULL, nt_min, NULL, (size_t)SLOTS * SLOT_SRC, (size_t)SLOTS * SLOT_DST);
+	unsetenv("SOFTDOCA_DMA_SHARE_MIN");
+	nt_sweep(f);
+	fx_destroy(f);
+}
+
+static void test_shared_every_alignment(void **state)
+{
+	(void)state;
+	shared_sweep(NULL);
+	shared_sweep("0");
+}
+
 /* Inline copies large enough, with enough of them in flight, for streaming
  * stores (SLOTS tasks of NT_LEN bytes: over 6 MiB); as the batch drains
  * fewer are in flight and the last ones are plain copies, so both ways are
@@ -619,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_nt_split_every_alignment),
 		cmocka_unit_test(test_inline_every_alignment),
 		cmocka_unit_test(test_inline_nt_every_alignment),
+		cmocka_unit_test(test_shared_every_alignment),
 		cmocka_unit_test(test_inline_small_overlap),
 		cmocka_unit_test(test_split_order),
 		cmocka_unit_test(test_split_stop),
