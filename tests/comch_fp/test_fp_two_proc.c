@@ -13,11 +13,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include "fp_util.h"
+#include "../common/ucx_loop_util.h"
 
 #define NRBUF 8u
 
@@ -931,8 +929,6 @@ static void ucx_cleanup(void)
 
 static bool use_ucx(void)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
 	char path[128], url[64];
 	int fd;
 
@@ -948,16 +944,8 @@ static bool use_ucx(void)
 		return false;
 	}
 	close(fd);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len) != 0) {
-		if (fd >= 0)
-			close(fd);
+	if (ucx_loop_url(url, sizeof(url)) == 0)
 		return false;
-	}
-	close(fd);
-	snprintf(url, sizeof(url), "ucx://127.0.0.1:%u", (unsigned)ntohs(sin.sin_port));
 	setenv("SOFTDOCA_LINK", url, 1);
 	setenv("SOFTDOCA_LINK_SECRET_FILE", path, 1);
 	setenv("UCX_TLS", "tcp", 0);

@@ -20,6 +20,7 @@
 
 #include "sd_link_ucx.h"
 #include "../../src/fabric/link_ucx_int.h"
+#include "../common/ucx_loop_util.h"
 
 const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
@@ -347,26 +348,17 @@ static void test_listen_refusals(void **state)
 
 static int setup(void **state)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
 	struct sd_fabric_addr a = addr("svc-a"), b = addr("svc-b");
 	struct sd_link_url url;
 	char text[64], why[128];
 	doca_error_t err;
-	int fd;
 
 	(void)state;
 	setenv("UCX_TLS", "tcp", 0);
 	setenv("SOFTDOCA_LINK_TIMEOUT_MS", "3000", 0);
-	/* a free port of the loopback */
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len) != 0)
+	port = ucx_loop_url(text, sizeof(text));
+	if (port == 0)
 		return -1;
-	close(fd);
-	port = ntohs(sin.sin_port);
-	snprintf(text, sizeof(text), "ucx://127.0.0.1:%u", (unsigned)port);
 	if (sd_link_url_parse(text, &url, why, sizeof(why)) != DOCA_SUCCESS)
 		return -1;
 	ops = priv_doca_sd_link_ucx_init(&url, (const uint8_t *)"loop secret", 11, &err);

@@ -29,6 +29,7 @@
 #include "sd_link_ucx.h"
 #include "sd_remote.h"
 #include "../../src/fabric/link_ucx_int.h"
+#include "../common/ucx_loop_util.h"
 
 const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
@@ -165,22 +166,15 @@ static void test_exporter_fallback(void **state)
 
 static void test_nobody_listens(void **state)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
 	static uint8_t m[64];
 	struct sd_remote_ndesc d;
 	void *h = NULL;
-	int fd;
 
 	(void)state;
 	assert_int_equal(rm->export_mem(m, sizeof(m), RW, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
 	/* a port of the loopback nobody listens on */
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	close(fd);
-	d.port = ntohs(sin.sin_port);
+	d.port = ucx_loop_free_port();
+	assert_int_not_equal(d.port, 0);
 	assert_int_equal(rm->import(&d, DPU, &h), DOCA_ERROR_NOT_FOUND);
 	rm->unexport(d.id);
 }
@@ -289,23 +283,15 @@ static void test_hostile_importer(void **state)
 
 static int setup(void **state)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
 	struct sd_link_url url;
 	char text[64], why[128];
 	doca_error_t err;
-	int fd;
 
 	(void)state;
 	setenv("UCX_TLS", "tcp", 0);
 	setenv("SOFTDOCA_LINK_TIMEOUT_MS", "3000", 0);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len) != 0)
+	if (ucx_loop_url(text, sizeof(text)) == 0)
 		return -1;
-	close(fd);
-	snprintf(text, sizeof(text), "ucx://127.0.0.1:%u", (unsigned)ntohs(sin.sin_port));
 	if (sd_link_url_parse(text, &url, why, sizeof(why)) != DOCA_SUCCESS)
 		return -1;
 	if (priv_doca_sd_link_ucx_init(&url, (const uint8_t *)"remote secret", 13, &err) == NULL)
