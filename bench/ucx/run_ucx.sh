@@ -36,10 +36,9 @@
 # the kernel refuses namespaces or a veth. Always removes its namespaces,
 # veth, processes and files (trap).
 set -u
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# skip, the namespaces and veth pair, their removal at exit
+# shellcheck source=../../tests/common/netns.sh
+. "$(dirname "$0")/../../tests/common/netns.sh"
 BUILD=${1:-build}
 REPS=${BENCH_REPS:-5}
 T=${BENCH_T:-1}
@@ -51,7 +50,7 @@ COMCH_SRV=$BUILD/dpu/bench/comch/comch_bench # its server (consumer), in A
 SIZES="1048576 4194304 16777216"
 MAXSZ=16777216
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (it creates network namespaces and a veth pair)"
+netns_need_root
 for c in ip unshare timeout python3; do
 	command -v "$c" >/dev/null 2>&1 || skip "$c not found (scripts/install-deps.sh)"
 done
@@ -68,28 +67,18 @@ ADDR_A=10.78.0.1 ADDR_B=10.78.0.2
 URL=ucx://$ADDR_A:18516
 W=$(mktemp -d "${TMPDIR:-/tmp}/softdoca-ucxbench.XXXXXX")
 ipid=
-cleanup() {
+stop_iperf() {
 	[ -n "$ipid" ] && kill "$ipid" 2>/dev/null
-	wait 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	rm -rf "$W"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+netns_init "$W" stop_iperf
 
-ip netns add "$A" 2>"$W/err" || skip "ip netns refused: $(cat "$W/err")"
-ip netns add "$B" 2>"$W/err" || skip "ip netns refused: $(cat "$W/err")"
-ip link add "$VA" type veth peer name "$VB" 2>"$W/err" || skip "cannot create a veth pair: $(cat "$W/err")"
-ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" &&
-	ip -n "$A" addr add "$ADDR_A/24" dev "$VA" && ip -n "$B" addr add "$ADDR_B/24" dev "$VB" &&
-	ip -n "$A" link set lo up && ip -n "$B" link set lo up &&
-	ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || {
+netns_add_or_skip "$A" "$B"
+veth_add_or_skip "$VA" "$VB"
+netns_join "$VA" "$A" "$ADDR_A/24" "$VB" "$B" "$ADDR_B/24" || {
 	echo "!! setting up the veth pair failed"
 	exit 1
 }
-unshare --pid --fork --kill-child --mount-proc true 2>"$W/err" || skip "unshare --pid refused: $(cat "$W/err")"
+netns_need_unshare
 
 if [ -n "${BENCH_CSV:-}" ]; then
 	CSV=$BENCH_CSV
@@ -99,8 +88,7 @@ else
 	CSV=$OUT/ucx.csv
 	echo "bench,size,rep,ops_per_s,gb_per_s,cpu_s_per_gb,cpu_s_per_mop,ratio,ratio_to,spread,load" >"$CSV"
 fi
-head -c 48 /dev/urandom >"$W/secret"
-chmod 600 "$W/secret"
+link_secret "$W/secret"
 mkdir -p "$W/fab-a" "$W/fab-b" "$W/fab-ca"
 failed=0
 

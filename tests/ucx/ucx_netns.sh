@@ -26,13 +26,12 @@
 # Skips (77) unless root, when ip netns or veth are refused, or without UCX.
 # Leaves no namespace, process or file behind (trap), whatever happens.
 set -u
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+# skip, the namespaces and veth pairs, their removal at exit
+# shellcheck source=../common/netns.sh
+. "$(dirname "$0")/../common/netns.sh"
 BUILD=${SOFTDOCA_BUILD_DIR:?run from meson test}
 PEER=${SOFTDOCA_PEER_BUILD_DIR:-}
-[ "$(id -u)" -eq 0 ] || skip "needs root (it creates network namespaces and a veth pair)"
+netns_need_root
 for c in ip unshare timeout; do
 	command -v "$c" >/dev/null 2>&1 || skip "$c not found (apt-get install iproute2 util-linux coreutils)"
 done
@@ -52,46 +51,27 @@ URL=ucx://$ADDR_A:18515
 TMO=2000 # SOFTDOCA_LINK_TIMEOUT_MS for the partition case
 T=$(mktemp -d "${TMPDIR:-/tmp}/softdoca-ucx.XXXXXX")
 pids=()
-cleanup() {
+kill_sides() {
 	local p
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	ip netns del "$C" 2>/dev/null
-	ip link del "$VA" 2>/dev/null
-	ip link del "$WA" 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+netns_init "$T" kill_sides
 
-ip netns add "$A" 2>"$T/err" || skip "ip netns refused: $(cat "$T/err")"
-ip netns add "$B" 2>"$T/err" || skip "ip netns refused: $(cat "$T/err")"
-ip link add "$VA" type veth peer name "$VB" 2>"$T/err" || skip "cannot create a veth pair: $(cat "$T/err")"
-# join IF1 NS1 ADDR1/PFX IF2 NS2 ADDR2/PFX: the ends of a veth pair into
-# their namespaces, addressed and up (loopback too)
-join() {
-	ip link set "$1" netns "$2" && ip link set "$4" netns "$5" &&
-		ip -n "$2" addr add "$3" dev "$1" && ip -n "$5" addr add "$6" dev "$4" &&
-		ip -n "$2" link set lo up && ip -n "$5" link set lo up &&
-		ip -n "$2" link set "$1" up && ip -n "$5" link set "$4" up
-}
-join "$VA" "$A" "$ADDR_A/24" "$VB" "$B" 10.77.0.2/24 || {
+netns_add_or_skip "$A" "$B"
+veth_add_or_skip "$VA" "$VB"
+netns_join "$VA" "$A" "$ADDR_A/24" "$VB" "$B" 10.77.0.2/24 || {
 	echo "not ok - setting up the veth pair failed"
 	exit 1
 }
-ip netns add "$C" && ip link add "$WA" type veth peer name "$WC" &&
-	join "$WA" "$A" 10.77.1.1/24 "$WC" "$C" 10.77.1.2/24 && ip -n "$C" route add default via 10.77.1.1 || {
+netns_add "$C" && veth_add "$WA" "$WC" &&
+	netns_join "$WA" "$A" 10.77.1.1/24 "$WC" "$C" 10.77.1.2/24 && ip -n "$C" route add default via 10.77.1.1 || {
 	echo "not ok - setting up the second host's veth pair failed"
 	exit 1
 }
-unshare --pid --fork --kill-child --mount-proc true 2>"$T/err" || skip "unshare --pid refused: $(cat "$T/err")"
+netns_need_unshare
 
-head -c 48 /dev/urandom >"$T/secret"
-head -c 48 /dev/urandom >"$T/wrong"
+link_secret "$T/secret" "$T/wrong"
 cp "$T/secret" "$T/open"
-chmod 600 "$T/secret" "$T/wrong"
 chmod 644 "$T/open"
 
 fails=0 n=0
