@@ -5,6 +5,31 @@
 
 #include "fastpath_ring.h"
 
+/*
+ * A consumer that found the ring empty waits a little before it looks
+ * again. Each look pulls the tail's cache line over to its CPU and the
+ * producer's next store must take it back; looking at once after every
+ * message makes that round trip per message. Pausing lets a few messages
+ * gather per look: 64-byte messages between two CPUs of this project's
+ * machine went from a median of 10.4 M/s (6.5-14.7) to 13.4 M/s (8.8-17.0)
+ * over 18 alternated repetitions each. It adds well under a microsecond to
+ * a message that arrives during the pause.
+ */
+#define SD_FP_RX_IDLE_PAUSES 32
+
+static inline void idle_pause(int n)
+{
+	for (int i = 0; i < n; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#elif defined(__aarch64__)
+		__asm__ volatile("yield" ::: "memory");
+#else
+		__asm__ volatile("" ::: "memory");
+#endif
+	}
+}
+
 #define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -413,8 +438,10 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 		if (rx->head == rx->tail_cache) {
 			uint64_t tail = LOAD_ACQ(&rx->hdr->tail);
 
-			if (tail == rx->head)
+			if (tail == rx->head) {
+				idle_pause(SD_FP_RX_IDLE_PAUSES);
 				return 0;
+			}
 			if (tail < rx->head || tail - rx->head > rx->p.ring_size)
 				return -1;
 			rx->tail_cache = tail;
