@@ -51,6 +51,7 @@
 
 static const uint32_t sizes[] = {64, 256, 4096, 65536};
 static const char *peer_wrap; /* --peer-wrap: the server runs through this command */
+static char wrap_script[BU_WRAP_SCRIPT_MAX]; /* bu_wrap_script of it */
 
 /* ---- baseline ------------------------------------------------------------ */
 
@@ -470,16 +471,9 @@ static int one_size(const char *peer, uint32_t size, uint32_t reps, double secs,
 	}
 	snprintf(name, sizeof(name), "comch_bench_%d_%zu", getpid(), idx);
 	if (peer_wrap != NULL) {
-		/* The shell splits the wrapper's words; the server's own
-		 * arguments pass through "$@" untouched. */
-		char script[2048];
+		char *pargv[] = {"/bin/sh", "-c", wrap_script, "sh", (char *)peer, "--serve", name, bufs, sz, NULL};
 
-		snprintf(script, sizeof(script), "exec %s \"$@\"", peer_wrap);
-		{
-			char *pargv[] = {"/bin/sh", "-c", script, "sh", (char *)peer, "--serve", name, bufs, sz, NULL};
-
-			pid = fp_spawn(pargv);
-		}
+		pid = fp_spawn(pargv);
 	} else {
 		char *pargv[] = {(char *)peer, "--serve", name, bufs, sz, NULL};
 
@@ -587,7 +581,7 @@ int main(int argc, char **argv)
 				return 1;
 		} else if (strcmp(argv[i], "--peer-wrap") == 0 && i + 1 < argc) {
 			peer_wrap = argv[++i];
-			if (peer_wrap[0] == '\0' || strlen(peer_wrap) > 1800) {
+			if (!bu_wrap_script(peer_wrap, wrap_script)) {
 				fprintf(stderr, "comch_bench: --peer-wrap: an empty or over-long command\n");
 				usage();
 			}

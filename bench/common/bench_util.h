@@ -205,6 +205,24 @@ static inline void bu_ratios_line(const char *what, const struct bu_series *s)
 	fflush(stdout);
 }
 
+/*
+ * --peer-wrap CMD: the benchmark's peer runs as `sh -c SCRIPT sh PEER ARGS...`
+ * with SCRIPT = exec CMD "$@": the shell splits CMD's words (e.g. "ip netns
+ * exec B"), the peer's own arguments pass through "$@" untouched. False for
+ * an empty CMD or one that does not fit.
+ */
+#define BU_WRAP_SCRIPT_MAX 2048
+
+static inline bool bu_wrap_script(const char *cmd, char script[BU_WRAP_SCRIPT_MAX])
+{
+	int n;
+
+	if (cmd == NULL || cmd[0] == '\0')
+		return false;
+	n = snprintf(script, BU_WRAP_SCRIPT_MAX, "exec %s \"$@\"", cmd);
+	return n > 0 && n < BU_WRAP_SCRIPT_MAX;
+}
+
 static inline bool bu_csv_open(const char *path)
 {
 	bu_csv = fopen(path, "a");

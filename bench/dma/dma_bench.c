@@ -82,6 +82,7 @@ struct bench {
 	size_t rlen;
 	bool peer_thp; /* exporter memory in transparent huge pages */
 	const char *peer_wrap; /* run the exporter through this command (sh words) */
+	char wrap_script[BU_WRAP_SCRIPT_MAX]; /* bu_wrap_script of it */
 	pid_t peer_pid;
 	int peer_in, peer_out;
 	/* per run */
@@ -425,12 +426,7 @@ static void remote_start(struct bench *b, const char *peer_build)
 		setenv("LD_LIBRARY_PATH", lib, 1);
 		snprintf(size, sizeof(size), "%llu", (unsigned long long)REMOTE_BYTES);
 		if (b->peer_wrap != NULL) {
-			/* The shell splits the wrapper's words; the exporter's own
-			 * arguments pass through "$@" untouched. */
-			char script[2048];
-
-			snprintf(script, sizeof(script), "exec %s \"$@\"", b->peer_wrap);
-			execl("/bin/sh", "sh", "-c", script, "sh", path, size, "rw", "1", b->peer_thp ? "thp" : "4k",
+			execl("/bin/sh", "sh", "-c", b->wrap_script, "sh", path, size, "rw", "1", b->peer_thp ? "thp" : "4k",
 			      (char *)NULL);
 		} else {
 			execl(path, path, size, "rw", "1", b->peer_thp ? "thp" : "4k", (char *)NULL);
@@ -644,8 +640,8 @@ int main(int argc, char **argv)
 			b.peer_thp = true;
 			break;
 		case 'W':
-			if (strlen(optarg) > 1900) {
-				fprintf(stderr, "dma_bench: --peer-wrap: command too long\n");
+			if (!bu_wrap_script(optarg, b.wrap_script)) {
+				fprintf(stderr, "dma_bench: --peer-wrap: an empty or over-long command\n");
 				return 2;
 			}
 			b.peer_wrap = optarg;
