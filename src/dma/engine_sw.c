@@ -68,8 +68,12 @@
  *    task submitted behind a large one may complete first. Callbacks run in
  *    completion order.
  *  - Remote copies (a buffer of an mmap created from the other side's export)
- *    are system calls into the exporter's address space (sd_remote.h). From
- *    SD_DMA_REMOTE_INLINE_MAX bytes on they always go to the engine thread:
+ *    whose remote range lies in the exporter's shared pages are local copies
+ *    once sd_remote_direct has checked them and given their address here
+ *    (resolve_single): inline, shared, split and streamed like any other.
+ *    The rest are system calls into the exporter's address space
+ *    (sd_remote.h). From SD_DMA_REMOTE_INLINE_MAX bytes on those always go
+ *    to the engine thread:
  *    a syscall cannot be interrupted halfway by the program and the kernel
  *    copy also pins pages, so doing it in progress would stall the PE thread
  *    (and every other context on it) for each large copy. Below that, one
