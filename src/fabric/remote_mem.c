@@ -1084,7 +1084,7 @@ doca_error_t sd_remote_direct(struct sd_remote *r, bool write, uint64_t remote_a
 	*ptr = NULL;
 	if (r == NULL || len == 0)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (r->link != NULL || r->shm == NULL || remote_addr < r->shm_addr ||
+	if (r->link != NULL || r->shm == NULL || remote_addr < r->shm_addr || remote_addr - r->shm_addr >= r->shm_len ||
 	    len > r->shm_len - (remote_addr - r->shm_addr) || !sd_remote_contains(r, remote_addr, len))
 		return DOCA_SUCCESS; /* not wholly in the shared pages: sd_remote_read/write moves it */
 	err = remote_check(r, write, remote_addr, len, &s_lo, &s_hi);

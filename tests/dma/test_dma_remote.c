@@ -373,6 +373,48 @@ static void write_sizes(void **state)
 	free(mirror);
 }
 
+/* An export whose size ends inside a page: its whole pages move onto shared
+ * memory, the tail does not. Copies of the tail alone, of a range across
+ * the edge, of a shared page and of everything come out right either way
+ * (the copier is handed the shared pages' address only for a range wholly
+ * inside them). */
+static void unaligned_export_edges(void **state)
+{
+	static const struct {
+		size_t off, len;
+	} rd[] = {{3 * MIB, 5}, {3 * MIB - 10, 15}, {4096, 4096}, {0, 3 * MIB + 5}, {3 * MIB + 4, 1}};
+	const size_t size = 3 * MIB + 5;
+	struct fx *f = *state;
+	struct doca_buf *src, *dst;
+	struct rig r;
+	uint8_t *want;
+	size_t dlen;
+
+	NEED_PEER(f);
+	rig_open(f, &r, size, "rw", 13, 4 * MIB);
+	want = xalloc(4 * MIB);
+	for (size_t k = 0; k < sizeof(rd) / sizeof(rd[0]); k++) {
+		memset(r.local, 0xee, 4 * MIB);
+		bufs_get(f, r.rm, r.raddr + rd[k].off, rd[k].len, r.lm, r.local, rd[k].len, &src, &dst);
+		OK(dma_run(f, src, dst));
+		OK(doca_buf_get_data_len(dst, &dlen));
+		assert_int_equal(dlen, rd[k].len);
+		drt_fill(want, rd[k].len, rd[k].off, 13);
+		assert_memory_equal(r.local, want, rd[k].len);
+		assert_int_equal(r.local[rd[k].len], 0xee);
+		bufs_put(src, dst);
+	}
+	/* a write of the tail lands there */
+	drt_fill(r.local, 4, 0, 77);
+	bufs_get(f, r.lm, r.local, 4, r.rm, r.raddr + 3 * MIB + 1, 4, &src, &dst);
+	OK(dma_run(f, src, dst));
+	assert_int_equal(peer_sum(&r.p, 3 * MIB + 1, 4), drt_sum(r.local, 4));
+	bufs_put(src, dst);
+	rig_close(&r);
+	(void)peer_finish(&r.p);
+	free(want);
+}
+
 /* Chains on either side, segments large enough for the engine thread. */
 static void chains(void **state)
 {
@@ -675,6 +717,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(read_sizes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(write_sizes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(unaligned_export_edges, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(chains, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(write_read_only_fails, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(out_of_range_fails, fx_setup, fx_teardown),
