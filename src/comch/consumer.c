@@ -82,7 +82,7 @@ struct doca_comch_consumer {
 	bool net;              /* the connection's, fixed at create */
 	bool net_on;           /* started (announced) */
 	uint64_t q_granted;    /* posted buffers up to here were granted */
-	uint32_t *ncaps;       /* scratch for a batch of credits, qcap entries */
+	struct sd_fp_net_dst *ndsts; /* scratch for a batch of credits, qcap entries */
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -127,8 +127,8 @@ static void region_release(struct doca_comch_consumer *c)
 	free(c->q);
 	c->q = NULL;
 	c->q_head = c->q_tail = 0;
-	free(c->ncaps);
-	c->ncaps = NULL;
+	free(c->ndsts);
+	c->ndsts = NULL;
 	c->net_on = false;
 	c->q_granted = 0;
 }
@@ -200,8 +200,8 @@ static doca_error_t net_start(struct doca_comch_consumer *c, uint32_t max_msg)
 	memset(&c->rx, 0, sizeof(c->rx));
 	c->rx.p = p;
 	c->q = calloc(p.qcap, sizeof(*c->q));
-	c->ncaps = calloc(p.qcap, sizeof(*c->ncaps));
-	if (c->q == NULL || c->ncaps == NULL) {
+	c->ndsts = calloc(p.qcap, sizeof(*c->ndsts));
+	if (c->q == NULL || c->ndsts == NULL) {
 		r = DOCA_ERROR_NO_MEMORY;
 		goto err;
 	}
@@ -370,6 +370,7 @@ static void consumer_stop(struct doca_ctx *ctx)
 		if (sd_fp_rx_take_kick(&c->rx))
 			signal_producers(c);
 	} else if (c->net_on) {
+		sd_fp_net_detach(c->st, c->local);
 		flush_posted(c, status);
 	}
 	region_release(c);
@@ -384,10 +385,11 @@ static void fail(struct doca_comch_consumer *c)
 	sd_ctx_fail(&c->ctx);
 }
 
-/* Across a network: grant what was posted since the last call (one frame),
- * then hand the messages the dispatcher queued to the posted buffers, in
- * order. Every message was bounded by the dispatcher against what we
- * granted; its size is checked again against its own buffer here. */
+/* Across a network: grant what was posted since the last call (one frame:
+ * each buffer's free room, where the dispatcher writes its message), then
+ * complete the posted buffers the dispatcher filled, in order. Every
+ * message was bounded by the dispatcher against its buffer; its size is
+ * checked again here. */
 static int net_progress(struct doca_comch_consumer *c)
 {
 	struct sd_fp_netmsg *m, *next;
@@ -397,11 +399,15 @@ static int net_progress(struct doca_comch_consumer *c)
 	int rc = 0;
 
 	if (c->q_granted != c->q_tail) {
-		for (uint64_t i = c->q_granted; i != c->q_tail; i++)
-			c->ncaps[k++] = c->q[i & (c->rx.p.qcap - 1)].cap;
+		for (uint64_t i = c->q_granted; i != c->q_tail; i++, k++) {
+			const struct posted *e = &c->q[i & (c->rx.p.qcap - 1)];
+
+			c->ndsts[k].p = e->task->buf->data + e->task->buf->data_len;
+			c->ndsts[k].cap = e->cap;
+		}
 		c->q_granted = c->q_tail;
 		/* NOT_CONNECTED: the connection is going, said below */
-		(void)sd_fp_net_grant(c->st, c->local, c->ncaps, k);
+		(void)sd_fp_net_grant(c->st, c->local, c->ndsts, k);
 		rc = 1;
 	}
 	c->kick_pending = false;
@@ -427,8 +433,7 @@ static int net_progress(struct doca_comch_consumer *c)
 		}
 		e = &c->q[c->q_head & (c->rx.p.qcap - 1)];
 		b = e->task->buf;
-		memcpy(b->data + b->data_len, m->data, m->len);
-		b->data_len += m->len;
+		b->data_len += m->len; /* the dispatcher wrote it there */
 		e->task->producer_id = m->producer_id;
 		e->task->imm_len = m->imm_len;
 		if (m->imm_len)

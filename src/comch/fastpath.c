@@ -84,6 +84,7 @@ static void local_free(struct sd_fp_local *l)
 	netmsgs_free(l->partial);
 	netmsgs_free(l->rx_head);
 	netmsgs_free(l->spare);
+	free(l->dsts);
 	free(l);
 }
 
@@ -668,10 +669,16 @@ doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, ui
 		.slots = slots,
 	};
 	struct sd_fp_local *l = calloc(1, sizeof(*l));
+	uint32_t ring = 1;
 	doca_error_t r;
 
-	if (l == NULL)
-		return DOCA_ERROR_NO_MEMORY;
+	while (ring < slots && ring < (1u << 20))
+		ring <<= 1;
+	if (l == NULL || slots == 0 || slots > ring || (l->dsts = calloc(ring, sizeof(*l->dsts))) == NULL) {
+		free(l);
+		return slots == 0 || slots > ring ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_NO_MEMORY;
+	}
+	l->dst_mask = ring - 1;
 	l->id = id;
 	l->fd = -1;
 	l->evfd = evfd;
@@ -696,6 +703,7 @@ doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, ui
 				break;
 			}
 		pthread_mutex_unlock(&st->lock);
+		free(l->dsts);
 		free(l); /* evfd stays the caller's */
 		return r;
 	}
@@ -703,25 +711,46 @@ doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, ui
 	return DOCA_SUCCESS;
 }
 
-doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const uint32_t *caps, uint32_t count)
+doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const struct sd_fp_net_dst *dsts,
+			     uint32_t count)
 {
 	struct sd_fp_net_credit_hdr h = {.consumer_id = l->id};
+	uint32_t caps[SD_FP_NET_MAX_CREDITS];
 	doca_error_t r = DOCA_SUCCESS;
 	uint32_t n;
 
 	while (count > 0 && r == DOCA_SUCCESS) {
 		n = count > SD_FP_NET_MAX_CREDITS ? SD_FP_NET_MAX_CREDITS : count;
 		h.count = n;
-		/* Counted before the frame leaves: a message using the credit
-		 * can come back before sd_fp_conn_send returns. */
+		/* Counted, and their buffers known, before the frame leaves: a
+		 * message using the credit can come back before net_msg returns. */
 		pthread_mutex_lock(&st->lock);
+		if (l->dst_tail + n - l->dst_next > (uint64_t)l->dst_mask + 1) {
+			pthread_mutex_unlock(&st->lock);
+			SD_LOG_ERR("fast path: consumer %u: more buffers granted than it announced", l->id);
+			return DOCA_ERROR_UNEXPECTED;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			l->dsts[(l->dst_tail + i) & l->dst_mask] = dsts[i];
+			caps[i] = dsts[i].cap;
+		}
+		l->dst_tail += n;
 		l->granted += n;
 		pthread_mutex_unlock(&st->lock);
 		r = net_msg(st, SD_FP_NET_CREDIT, &h, sizeof(h), caps, n * (uint32_t)sizeof(uint32_t));
-		caps += n;
+		dsts += n;
 		count -= n;
 	}
 	return r;
+}
+
+void sd_fp_net_detach(struct sd_fp_conn *st, struct sd_fp_local *l)
+{
+	if (st == NULL || l == NULL)
+		return;
+	pthread_mutex_lock(&st->lock);
+	l->dst_off = true;
+	pthread_mutex_unlock(&st->lock);
 }
 
 /* Kept per consumer: a few, and never much memory (messages of 4 MiB are
@@ -729,20 +758,26 @@ doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const
 #define NET_SPARES_KEPT 8u
 #define NET_SPARES_BYTES (4u << 20)
 
-void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m)
+/* Under the state's lock. */
+static void recycle_locked(struct sd_fp_local *l, struct sd_fp_netmsg *m)
 {
-	if (m == NULL)
-		return;
-	pthread_mutex_lock(&st->lock);
 	if (l->nspare < NET_SPARES_KEPT && l->spare_bytes + m->cap <= NET_SPARES_BYTES) {
 		m->next = l->spare;
 		l->spare = m;
 		l->nspare++;
 		l->spare_bytes += m->cap;
-		m = NULL;
+		return;
 	}
-	pthread_mutex_unlock(&st->lock);
 	free(m);
+}
+
+void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m)
+{
+	if (m == NULL)
+		return;
+	pthread_mutex_lock(&st->lock);
+	recycle_locked(l, m);
+	pthread_mutex_unlock(&st->lock);
 }
 
 struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad)
@@ -1035,15 +1070,66 @@ static void net_bad(struct sd_fp_local *l, const char *why)
 	}
 }
 
+/* A message whose bytes are all here (src): into the buffer granted for the
+ * next one, then queued for the consumer. Under the state's lock; m is
+ * queued, or recycled when the consumer detached or the peer broke the
+ * protocol. */
+static void place(struct sd_fp_local *l, struct sd_fp_netmsg *m, const uint8_t *src)
+{
+	const struct sd_fp_net_dst *d = &l->dsts[l->dst_next & l->dst_mask];
+	uint64_t one = 1;
+
+	if (l->dst_off) {
+		recycle_locked(l, m); /* the consumer stopped: its messages die with it */
+		return;
+	}
+	if (l->dst_next == l->dst_tail || m->len > d->cap) {
+		net_bad(l, l->dst_next == l->dst_tail ? "a message beyond the buffers granted"
+						      : "a message larger than its receive buffer");
+		recycle_locked(l, m);
+		return;
+	}
+	memcpy(d->p, src, m->len);
+	l->dst_next++;
+	m->next = NULL;
+	if (l->rx_tail != NULL)
+		l->rx_tail->next = m;
+	else
+		__atomic_store_n(&l->rx_head, m, __ATOMIC_RELAXED);
+	l->rx_tail = m;
+	if (write(l->evfd, &one, sizeof(one)) < 0) {
+		/* EAGAIN: saturated, it is awake */
+	}
+}
+
+/* A message record for a message of total bytes: reassembly room only
+ * when it comes in several fragments. Under the state's lock. */
+static struct sd_fp_netmsg *netmsg_get(struct sd_fp_local *l, uint32_t room)
+{
+	struct sd_fp_netmsg *m = l->spare;
+
+	if (m != NULL && m->cap >= room) {
+		l->spare = m->next;
+		l->nspare--;
+		l->spare_bytes -= m->cap;
+		return m;
+	}
+	m = malloc(sizeof(*m) + room);
+	if (m != NULL)
+		m->cap = room;
+	return m;
+}
+
 /* NET_DATA (hostile input): one fragment for one of our consumers. Bounded:
- * a message needs a credit we granted, at most max_msg bytes. */
+ * a message needs a credit we granted, at most max_msg bytes and at most
+ * its buffer's capacity. */
 static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
 {
 	struct sd_fp_net_data_hdr h;
 	struct sd_fp_netmsg *m, **pp;
 	struct sd_fp_local *l;
+	const uint8_t *bytes = (const uint8_t *)body + sizeof(h);
 	uint32_t n;
-	uint64_t one = 1;
 
 	if (body == NULL || len < sizeof(h))
 		return;
@@ -1063,6 +1149,8 @@ static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
 			break;
 	m = *pp;
 	if (m == NULL) {
+		bool whole = n == h.total;
+
 		if (h.off != 0 || h.total > l->max_msg || h.imm_len > SD_FP_MAX_IMM || n > h.total) {
 			net_bad(l, "bad first fragment (size, offset or immediate data)");
 			goto out;
@@ -1071,18 +1159,11 @@ static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
 			net_bad(l, "a message without a credit");
 			goto out;
 		}
-		m = l->spare;
-		if (m != NULL && m->cap >= h.total) {
-			l->spare = m->next;
-			l->nspare--;
-			l->spare_bytes -= m->cap;
-		} else {
-			m = malloc(sizeof(*m) + h.total);
-			if (m == NULL) {
-				net_bad(l, "out of memory");
-				goto out;
-			}
-			m->cap = h.total;
+		/* One fragment: straight from the link's buffer, no reassembly. */
+		m = netmsg_get(l, whole ? 0 : h.total);
+		if (m == NULL) {
+			net_bad(l, "out of memory");
+			goto out;
 		}
 		l->granted--;
 		m->next = NULL;
@@ -1091,24 +1172,21 @@ static void on_net_data(struct sd_fp_conn *st, const void *body, uint32_t len)
 		m->got = 0;
 		m->imm_len = h.imm_len;
 		memcpy(m->imm, h.imm, sizeof(m->imm));
+		if (whole) {
+			m->got = n;
+			place(l, m, bytes);
+			goto out;
+		}
 		*pp = m;
 	} else if (h.off != m->got || h.total != m->len || n > m->len - m->got || n == 0) {
 		net_bad(l, "fragment out of order or beyond its message");
 		goto out;
 	}
-	memcpy(m->data + m->got, (const uint8_t *)body + sizeof(h), n);
+	memcpy(m->data + m->got, bytes, n);
 	m->got += n;
 	if (m->got == m->len) {
 		*pp = m->next;
-		m->next = NULL;
-		if (l->rx_tail != NULL)
-			l->rx_tail->next = m;
-		else
-			__atomic_store_n(&l->rx_head, m, __ATOMIC_RELAXED);
-		l->rx_tail = m;
-		if (write(l->evfd, &one, sizeof(one)) < 0) {
-			/* EAGAIN: saturated, it is awake */
-		}
+		place(l, m, m->data);
 	}
 out:
 	pthread_mutex_unlock(&st->lock);

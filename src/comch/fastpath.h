@@ -56,15 +56,20 @@
  * The producers' side keeps each remote consumer's credits (capacities) in
  * a FIFO (the remote's spin lock): no credit is AGAIN, a message larger
  * than the head credit or the consumer's maximum INVALID_VALUE, as locally.
- * The consumer's side (the dispatcher, on the connection's thread)
- * reassembles fragments per producer into a heap message, validating every
- * field against what it granted (never more messages in flight than
- * credits granted, never more bytes than the consumer's maximum, offsets in
+ * The consumer's side (the tap) validates every fragment against what it
+ * granted (never more messages in flight than credits granted, never more
+ * bytes than the consumer's maximum or the message's own buffer, offsets in
  * order); a violation marks the consumer broken (its ctx fails with
- * UNEXPECTED, as for a corrupt ring locally). Complete messages are queued
- * on the consumer's entry and its eventfd is signalled; the consumer's
- * progress (its PE's thread) copies them into the posted buffers and
- * completes the tasks. No user callback runs off the PE's thread.
+ * UNEXPECTED, as for a corrupt ring locally). The consumer grants each
+ * credit with its buffer's free room (sd_fp_net_grant), and the tap writes
+ * a complete message there itself, in completion order: a message of one
+ * fragment straight from the link's receive buffer (one copy at this end),
+ * a longer one reassembled per producer in a heap message first. Complete
+ * messages are then queued on the consumer's entry and its eventfd is
+ * signalled; the consumer's progress (its PE's thread) completes the
+ * posted buffers' tasks in order. Before a stopping consumer hands its
+ * buffers back it detaches (sd_fp_net_detach): the tap writes no more.
+ * No user callback runs off the PE's thread.
  * Sends are synchronous as locally (the task completes at submit): the
  * fragments are handed to the link, waiting boundedly for its window.
  *
@@ -138,8 +143,11 @@ struct sd_fp_net_data_hdr {
 _Static_assert(sizeof(struct sd_fp_net_data_hdr) == 56, "NET_DATA header layout");
 #define SD_FP_NET_CHUNK (SD_LINK_FP_MAX_BODY - sizeof(struct sd_fp_net_data_hdr))
 
-/* A message received across a network: partial (reassembling, the
- * dispatcher's alone) or complete (queued for the consumer). */
+/* A message received across a network: partial (reassembling in data,
+ * the dispatcher's alone) or complete (queued for the consumer, its bytes
+ * already in the posted buffer its credit was granted for: a message that
+ * comes in one fragment is copied there straight from the link's receive
+ * buffer, a longer one from data once its last fragment is in). */
 struct sd_fp_netmsg {
 	struct sd_fp_netmsg *next;
 	uint32_t producer_id;
@@ -149,6 +157,14 @@ struct sd_fp_netmsg {
 	uint32_t imm_len;
 	uint8_t imm[SD_FP_MAX_IMM];
 	uint8_t data[];
+};
+
+/* Where the message of a granted credit goes: the free room of the receive
+ * buffer posted for it (the consumer's memory, written by the dispatcher
+ * under the state's lock until the consumer detaches). */
+struct sd_fp_net_dst {
+	uint8_t *p;
+	uint32_t cap;
 };
 
 /* Largest receive memory a producer maps for direct placement. */
@@ -235,6 +251,11 @@ struct sd_fp_local {
 	struct sd_fp_netmsg *spare;             /* handed back (sd_fp_net_recycle) */
 	uint32_t nspare;
 	size_t spare_bytes;
+	struct sd_fp_net_dst *dsts; /* ring (dst_mask + 1 entries) of granted buffers, posting order */
+	uint32_t dst_mask;
+	uint64_t dst_tail; /* entries granted */
+	uint64_t dst_next; /* the buffer of the next message to complete */
+	bool dst_off;      /* detached: the buffers went back to the program */
 };
 
 struct sd_fp_conn {
@@ -287,11 +308,17 @@ void sd_fp_conn_withdraw(struct sd_fp_conn *st, uint32_t id);
  * are queued; kept until withdraw, which closes it, as above). */
 doca_error_t sd_fp_net_announce(struct sd_fp_conn *st, uint32_t id, int evfd, uint32_t max_msg, uint32_t imm_len,
 				uint32_t slots, struct sd_fp_local **out);
-/* Grant count credits (capacities caps[], in posting order). */
-doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const uint32_t *caps, uint32_t count);
-/* Take every complete message queued for l (a list, oldest first; the
- * caller hands each back with sd_fp_net_recycle, or frees it); *bad: the
- * peer broke the protocol. */
+/* Grant count credits, in posting order: dsts[] the receive buffers' free
+ * room (where each message is written, at most cap bytes), at most slots
+ * of them granted and not yet filled. */
+doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const struct sd_fp_net_dst *dsts,
+			     uint32_t count);
+/* The consumer stops: its posted buffers are no longer written (messages
+ * that come in afterwards are dropped). Call before handing them back. */
+void sd_fp_net_detach(struct sd_fp_conn *st, struct sd_fp_local *l);
+/* Take every complete message queued for l (a list, oldest first, each
+ * already in the next granted buffer; the caller hands each back with
+ * sd_fp_net_recycle, or frees it); *bad: the peer broke the protocol. */
 struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l, bool *bad);
 /* A message the consumer is done with, back for the next of at most its
  * size (a few are kept, a few MiB at most: a fresh allocation of a large

@@ -5,7 +5,8 @@
  * plays the peer: it feeds the tap what a hostile or broken peer could send
  * and checks that every violation is refused or marks the consumer broken,
  * never more memory or a crash; and that an honest exchange (announce,
- * credits, fragments) lands as the API says.
+ * credits, fragments) lands as the API says: each message in the receive
+ * buffer granted for it, and nowhere else.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -298,19 +299,28 @@ static void peer_data(uint32_t id, uint32_t producer, uint32_t total, uint32_t o
 	tap(SD_FP_NET_DATA, buf, (uint32_t)(sizeof(h) + n));
 }
 
+/* The receive buffers of the last local_consumer, in granting order: the
+ * k-th complete message is written into t_dst[k]. */
+#define T_RX_SLOT (SD_FP_NET_CHUNK + 8192)
+static uint8_t t_rx[8][T_RX_SLOT];
+static struct sd_fp_net_dst t_dst[8];
+
 static struct sd_fp_local *local_consumer(uint32_t id, uint32_t max_msg, uint32_t caps0, uint32_t ncred)
 {
 	struct sd_fp_local *l;
-	uint32_t caps[8];
 	int evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); /* withdraw closes it */
 
 	assert_true(evfd >= 0);
+	assert_true(caps0 <= T_RX_SLOT && ncred <= 8);
 	assert_int_equal(sd_fp_net_announce(st, id, evfd, max_msg, 8, 8, &l), DOCA_SUCCESS);
 	assert_int_equal(t_sent_kind, SD_FP_NET_NEW);
-	for (uint32_t i = 0; i < ncred; i++)
-		caps[i] = caps0;
+	memset(t_rx, 0, sizeof(t_rx));
+	for (uint32_t i = 0; i < ncred; i++) {
+		t_dst[i].p = t_rx[i];
+		t_dst[i].cap = caps0;
+	}
 	if (ncred)
-		assert_int_equal(sd_fp_net_grant(st, l, caps, ncred), DOCA_SUCCESS);
+		assert_int_equal(sd_fp_net_grant(st, l, t_dst, ncred), DOCA_SUCCESS);
 	return l;
 }
 
@@ -484,8 +494,9 @@ static void test_send_fragments(void **state)
 	assert_int_equal(m->imm_len, 4);
 	assert_memory_equal(m->imm, "imm!", 4);
 	assert_int_equal(m->len, sizeof(a) + sizeof(b));
-	assert_memory_equal(m->data, a, sizeof(a));
-	assert_memory_equal(m->data + sizeof(a), b, sizeof(b));
+	/* written straight into the buffer granted first */
+	assert_memory_equal(t_rx[0], a, sizeof(a));
+	assert_memory_equal(t_rx[0] + sizeof(a), b, sizeof(b));
 	assert_non_null(m->next);
 	assert_int_equal(m->next->producer_id, 78);
 	assert_int_equal(m->next->len, 0);
@@ -496,7 +507,8 @@ static void test_send_fragments(void **state)
 
 /* Messages handed back are reused for the next ones that fit (a few
  * kept, a few MiB at most), and everything kept is freed with the
- * consumer. */
+ * consumer. Messages of two fragments here: one of one fragment needs no
+ * reassembly room. */
 static void test_recycled_messages(void **state)
 {
 	static uint8_t bytes[200];
@@ -507,22 +519,27 @@ static void test_recycled_messages(void **state)
 	(void)state;
 	memset(bytes, 0x3c, sizeof(bytes));
 	l = local_consumer(6, sizeof(bytes), sizeof(bytes), 8);
-	peer_data(6, 1, 100, 0, bytes, 100, 0);
+	peer_data(6, 1, 100, 0, bytes, 50, 0);
+	peer_data(6, 1, 100, 50, bytes + 50, 50, 0);
 	m = sd_fp_net_take(st, l, &bad);
 	assert_non_null(m);
+	assert_memory_equal(t_rx[0], bytes, 100);
 	sd_fp_net_recycle(st, l, m);
-	peer_data(6, 1, 100, 0, bytes, 100, 0);
+	peer_data(6, 1, 100, 0, bytes, 50, 0);
+	peer_data(6, 1, 100, 50, bytes + 50, 50, 0);
 	m2 = sd_fp_net_take(st, l, &bad);
 	assert_ptr_equal(m2, m); /* reused */
 	assert_int_equal(m2->len, 100);
-	assert_memory_equal(m2->data, bytes, 100);
+	assert_memory_equal(t_rx[1], bytes, 100); /* the second credit's buffer */
 	sd_fp_net_recycle(st, l, m2);
 	/* larger than the spare: a fresh one */
-	peer_data(6, 1, 200, 0, bytes, 200, 0);
+	peer_data(6, 1, 200, 0, bytes, 100, 0);
+	peer_data(6, 1, 200, 100, bytes + 100, 100, 0);
 	m = sd_fp_net_take(st, l, &bad);
 	assert_non_null(m);
+	assert_ptr_not_equal(m, m2);
 	assert_int_equal(m->len, 200);
-	assert_memory_equal(m->data, bytes, 200);
+	assert_memory_equal(t_rx[2], bytes, 200);
 	free(m);
 	/* more handed back than are kept: the rest freed (ASan: no leak) */
 	for (int i = 0; i < 12; i++) {
@@ -568,7 +585,7 @@ static void test_messages_land_in_order(void **state)
 	assert_int_equal(m->len, sizeof(big));
 	assert_int_equal(m->producer_id, 1);
 	assert_int_equal(m->imm_len, 4);
-	assert_memory_equal(m->data, big, sizeof(big));
+	assert_memory_equal(t_rx[0], big, sizeof(big));
 	assert_non_null(m->next);
 	assert_int_equal(m->next->len, 0);
 	assert_int_equal(m->next->producer_id, 2);
@@ -581,6 +598,42 @@ static void test_messages_land_in_order(void **state)
 	assert_true(bad);
 	sd_fp_conn_withdraw(st, 9);
 	assert_int_equal(t_sent_kind, SD_FP_CONSUMER_GONE);
+}
+
+/* A message goes into the buffer granted for it and nowhere else: one
+ * longer than that buffer (though within the consumer's maximum) breaks
+ * the protocol and writes nothing; once the consumer detached (it is
+ * stopping and hands its buffers back), messages are dropped unwritten. */
+static void test_placement_bounds(void **state)
+{
+	static const uint8_t zero[64];
+	uint8_t bytes[64];
+	struct sd_fp_netmsg *m;
+	struct sd_fp_local *l;
+	bool bad;
+
+	(void)state;
+	memset(bytes, 0x77, sizeof(bytes));
+	l = local_consumer(40, 64, 16, 2);
+	peer_data(40, 1, 32, 0, bytes, 32, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_true(bad);
+	assert_memory_equal(t_rx[0], zero, sizeof(zero));
+	assert_memory_equal(t_rx[1], zero, sizeof(zero));
+	sd_fp_conn_withdraw(st, 40);
+
+	l = local_consumer(41, 64, 64, 2);
+	peer_data(41, 1, 64, 0, bytes, 32, 0); /* half a message, then detached */
+	sd_fp_net_detach(st, l);
+	peer_data(41, 1, 64, 32, bytes + 32, 32, 0);
+	peer_data(41, 2, 10, 0, bytes, 10, 0);
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_false(bad);
+	assert_memory_equal(t_rx[0], zero, sizeof(zero));
+	assert_memory_equal(t_rx[1], zero, sizeof(zero));
+	sd_fp_conn_withdraw(st, 41);
 }
 
 static void test_hostile_fragments(void **state)
@@ -648,6 +701,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_fragments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recycled_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_messages_land_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_placement_bounds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_fragments, setup, teardown),
 	};
 
