@@ -604,36 +604,39 @@ static void test_messages_land_in_order(void **state)
  * longer than that buffer (though within the consumer's maximum) breaks
  * the protocol and writes nothing; once the consumer detached (it is
  * stopping and hands its buffers back), messages are dropped unwritten. */
-static void test_placement_bounds(void **state)
+/* Nothing was queued for consumer id nor written into its two buffers,
+ * and it was marked broken or not (want_bad). Withdraws it. */
+static void expect_nothing_placed(struct sd_fp_local *l, uint32_t id, bool want_bad)
 {
 	static const uint8_t zero[64];
-	uint8_t bytes[64];
 	struct sd_fp_netmsg *m;
-	struct sd_fp_local *l;
 	bool bad;
+
+	m = sd_fp_net_take(st, l, &bad);
+	assert_null(m);
+	assert_int_equal(bad, want_bad);
+	assert_memory_equal(t_rx[0], zero, sizeof(zero));
+	assert_memory_equal(t_rx[1], zero, sizeof(zero));
+	sd_fp_conn_withdraw(st, id);
+}
+
+static void test_placement_bounds(void **state)
+{
+	uint8_t bytes[64];
+	struct sd_fp_local *l;
 
 	(void)state;
 	memset(bytes, 0x77, sizeof(bytes));
 	l = local_consumer(40, 64, 16, 2);
 	peer_data(40, 1, 32, 0, bytes, 32, 0);
-	m = sd_fp_net_take(st, l, &bad);
-	assert_null(m);
-	assert_true(bad);
-	assert_memory_equal(t_rx[0], zero, sizeof(zero));
-	assert_memory_equal(t_rx[1], zero, sizeof(zero));
-	sd_fp_conn_withdraw(st, 40);
+	expect_nothing_placed(l, 40, true);
 
 	l = local_consumer(41, 64, 64, 2);
 	peer_data(41, 1, 64, 0, bytes, 32, 0); /* half a message, then detached */
 	sd_fp_net_detach(st, l);
 	peer_data(41, 1, 64, 32, bytes + 32, 32, 0);
 	peer_data(41, 2, 10, 0, bytes, 10, 0);
-	m = sd_fp_net_take(st, l, &bad);
-	assert_null(m);
-	assert_false(bad);
-	assert_memory_equal(t_rx[0], zero, sizeof(zero));
-	assert_memory_equal(t_rx[1], zero, sizeof(zero));
-	sd_fp_conn_withdraw(st, 41);
+	expect_nothing_placed(l, 41, false);
 }
 
 static void test_hostile_fragments(void **state)
