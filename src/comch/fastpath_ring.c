@@ -10,14 +10,19 @@
  * again. Each look pulls the tail's cache line over to its CPU and the
  * producer's next store must take it back; looking at once after every
  * message makes that round trip per message. Pausing lets a few messages
- * gather per look: 64-byte messages between two CPUs of this project's
- * machine went from a median of 10.4 M/s (6.5-14.7) to 13.4 M/s (8.8-17.0)
- * over 18 alternated repetitions each. It adds well under a microsecond to
- * a message that arrives during the pause. Not when the producer last ran
- * on our CPU: there the pause only holds back the producer's turn (64 B on
- * one CPU: 10.0 M/s without, 7.6 M/s with it).
+ * gather per look, and a message that arrives during the pause waits for
+ * it (a pause is about 70 ns on this project's AMD machine), so the count
+ * trades throughput for latency. Measured here, 0 / 4 / 32 pauses: 64-byte
+ * messages between two CPUs at medians of 8.0 / 10.0 / 12.2 M msgs/s (18
+ * alternated repetitions each), and doca_bench's consumer latency (64 B,
+ * --mode latency, post to completion) at medians of 0.39-1.2 / 0.47-1.3 /
+ * 1.36-1.84 us over a few alternated runs. Only the first empty look after
+ * a record pauses: a stream
+ * keeps its batches, and a consumer that stays idle costs the other
+ * contexts on its PE nothing per progress call. Nor when the producer last
+ * ran on our CPU: there the pause only holds back the producer's turn.
  */
-#define SD_FP_RX_IDLE_PAUSES 32
+#define SD_FP_RX_IDLE_PAUSES 4
 
 static inline void idle_pause(int n)
 {
@@ -441,8 +446,9 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 			uint64_t tail = LOAD_ACQ(&rx->hdr->tail);
 
 			if (tail == rx->head) {
-				if (!rx->peer_here)
+				if (rx->streaming && !rx->peer_here)
 					idle_pause(SD_FP_RX_IDLE_PAUSES);
+				rx->streaming = false;
 				return 0;
 			}
 			if (tail < rx->head || tail - rx->head > rx->p.ring_size)
@@ -479,6 +485,7 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 		m->imm = (const uint8_t *)(r + 1);
 		m->payload = m->direct ? NULL : m->imm + ((imm_len + 15u) & ~15u);
 		rx->pend_size = size;
+		rx->streaming = true;
 		return 1;
 	}
 }

@@ -304,6 +304,7 @@ struct sd_fp_rx {
 	uint64_t pend_size; /* size of the record handed out by peek */
 	bool peer_here;     /* set by the caller: the producer shares our CPU */
 	bool direct_ok;     /* set by the caller: DIRECT records may come (else garbage) */
+	bool streaming;     /* the last look found a record (fastpath_ring.c, idle_pause) */
 };
 
 struct sd_fp_msg {
