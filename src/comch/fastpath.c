@@ -744,6 +744,16 @@ doca_error_t sd_fp_net_grant(struct sd_fp_conn *st, struct sd_fp_local *l, const
 	return r;
 }
 
+bool sd_fp_conn_has_remote(struct sd_fp_conn *st)
+{
+	bool any;
+
+	pthread_mutex_lock(&st->lock);
+	any = st->nremotes != 0;
+	pthread_mutex_unlock(&st->lock);
+	return any;
+}
+
 void sd_fp_net_detach(struct sd_fp_conn *st, struct sd_fp_local *l)
 {
 	if (st == NULL || l == NULL)

@@ -288,6 +288,10 @@ static inline bool sd_fp_conn_closed(const struct sd_fp_conn *st)
 	return __atomic_load_n(&st->closed, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* Does the peer have a consumer on this connection now? (For the
+ * stuck-program diagnostic: a producer without one cannot do anything.) */
+bool sd_fp_conn_has_remote(struct sd_fp_conn *st);
+
 /* Send a frame if the connection is still there; NOT_CONNECTED otherwise. */
 doca_error_t sd_fp_conn_send(struct sd_fp_conn *st, uint16_t kind, const void *body, uint32_t len, int fd);
 

@@ -351,8 +351,18 @@ static bool producer_describe_wait(const struct doca_ctx *ctx, uint64_t waited_m
 	uint64_t ms;
 
 	(void)waited_ms;
-	if (p->refused == 0 || ctx->state != DOCA_CTX_STATE_RUNNING)
+	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return false;
+	if (p->refused == 0) {
+		/* Nothing refused yet; but with no consumer on the peer's side
+		 * there is nothing it can do (a program waiting for the peer's
+		 * consumer event while that peer hangs must hear of it). */
+		if (p->st == NULL || sd_fp_conn_closed(p->st) || sd_fp_conn_has_remote(p->st))
+			return false;
+		snprintf(buf, cap, "producer %u on conn %u: the peer has no consumer on this connection (has it "
+			 "started one, and is it still running?)", p->id, sd_comch_conn_id(p->conn));
+		return true;
+	}
 	ms = (sd_now_ns() - p->refused_since_ns) / 1000000;
 	if (p->refused_why == DOCA_ERROR_NOT_FOUND)
 		snprintf(buf, cap, "producer %u on conn %u: %llu send%s to consumer %u refused for %llu ms: no such "
