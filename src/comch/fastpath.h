@@ -391,20 +391,11 @@ static inline bool sd_fp_spin_over(uint32_t *polls, uint64_t *since_ns, uint64_t
 	return *polls >= SD_FP_SPIN_POLLS && now_ns - *since_ns >= SD_FP_SPIN_NS;
 }
 
-static inline void sd_fp_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
-
 static inline void sd_fp_remote_lock(struct sd_fp_remote *r)
 {
 	while (__atomic_exchange_n(&r->lock, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(&r->lock, __ATOMIC_RELAXED))
-			sd_fp_cpu_relax();
+			sd_cpu_relax();
 }
 
 static inline void sd_fp_remote_unlock(struct sd_fp_remote *r)

@@ -17,25 +17,12 @@
  * alternated repetitions each), and doca_bench's consumer latency (64 B,
  * --mode latency, post to completion) at medians of 0.39-1.2 / 0.47-1.3 /
  * 1.36-1.84 us over a few alternated runs. Only the first empty look after
- * a record pauses: a stream
- * keeps its batches, and a consumer that stays idle costs the other
- * contexts on its PE nothing per progress call. Nor when the producer last
- * ran on our CPU: there the pause only holds back the producer's turn.
+ * a record pauses: a stream keeps its batches, and a consumer that stays
+ * idle costs the other contexts on its PE nothing per progress call. Nor
+ * when the producer last ran on our CPU: there the pause only holds back
+ * the producer's turn.
  */
 #define SD_FP_RX_IDLE_PAUSES 4
-
-static inline void idle_pause(int n)
-{
-	for (int i = 0; i < n; i++) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ volatile("yield" ::: "memory");
-#else
-		__asm__ volatile("" ::: "memory");
-#endif
-	}
-}
 
 #define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -447,7 +434,8 @@ int sd_fp_rx_peek(struct sd_fp_rx *rx, struct sd_fp_msg *m)
 
 			if (tail == rx->head) {
 				if (rx->streaming && !rx->peer_here)
-					idle_pause(SD_FP_RX_IDLE_PAUSES);
+					for (int i = 0; i < SD_FP_RX_IDLE_PAUSES; i++)
+						sd_cpu_relax();
 				rx->streaming = false;
 				return 0;
 			}

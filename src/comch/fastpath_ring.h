@@ -98,6 +98,8 @@
 
 #include <doca_error.h>
 
+#include "sd_cpu.h"
+
 #define SD_FP_MAGIC 0x50464453u /* "SDFP" little-endian */
 #define SD_FP_VERSION 3u
 #define SD_FP_CACHELINE 64u

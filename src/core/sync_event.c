@@ -22,6 +22,7 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
+#include "sd_cpu.h"
 #include "sd_dev.h"
 #include "sd_log.h"
 #include "sd_mem.h"
@@ -32,15 +33,6 @@ SD_LOG_REGISTER(DOCA_SYNC_EVENT);
 /* How often a wait on a shared event looks at the other process. */
 #define PEER_CHECK_NS (20ull * 1000 * 1000)
 #define SPINS_PER_CLOCK 256u
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield");
-#endif
-}
 
 /* ---- creation ------------------------------------------------------------ */
 
@@ -640,7 +632,7 @@ static doca_error_t se_wait(struct doca_sync_event *ev, uint8_t kind, uint64_t w
 		if (yield)
 			sched_yield();
 		else
-			cpu_relax();
+			sd_cpu_relax();
 		if (!shared || ++spins % SPINS_PER_CLOCK != 0)
 			continue;
 		uint64_t now = sd_now_ns();

@@ -103,6 +103,7 @@
 #endif
 
 #include "dma_priv.h"
+#include "sd_cpu.h"
 #include "sd_env.h"
 #include "sd_log.h"
 #include "sd_remote.h"
@@ -204,15 +205,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 /* Wait until ready(arg): poll for SD_DMA_SPIN_NS, then sleep on w. The
  * waker makes the condition true first, then calls waiter_wake (both sides
  * seq_cst: either the waker sees sleepers, or the waiter sees the condition
@@ -233,7 +225,7 @@ static void waiter_wait(struct sd_waiter *w, bool (*ready)(struct sd_dma_engine 
 			else if (now >= until)
 				break;
 		}
-		cpu_relax();
+		sd_cpu_relax();
 	}
 	for (;;) {
 		uint32_t seq = atomic_load(&w->seq);
@@ -859,6 +851,29 @@ static bool share_now(struct sd_dma_engine *eng, struct doca_dma_task_memcpy *t,
 	return true;
 }
 
+/*
+ * A flat copy (one source range, one destination range, both plain memory
+ * here) taken off the pending list: shared with the engine thread, or
+ * copied now and completed. Answers whether it was shared.
+ */
+static inline __attribute__((always_inline)) bool share_or_copy(struct sd_dma_engine *eng,
+								 struct doca_dma_task_memcpy *t, uint8_t *d,
+								 const uint8_t *s, size_t total, bool trc,
+								 size_t *inline_bytes)
+{
+	if (total >= eng->share_min && share_now(eng, t, d, s, total)) {
+		if (__builtin_expect(trc, 0))
+			trace_task(t, total, "shared with the engine thread");
+		return true;
+	}
+	if (__builtin_expect(trc, 0))
+		trace_task(t, total, "inline in progress");
+	copy_inline(eng, t, d, s, total);
+	*inline_bytes += total;
+	sd_task_complete_inline(&t->task, DOCA_SUCCESS);
+	return false;
+}
+
 static int sw_poll(struct sd_dma_engine *eng)
 {
 	struct sd_dma_check_cache *cache = &eng->cache;
@@ -887,23 +902,13 @@ static int sw_poll(struct sd_dma_engine *eng)
 
 		if (quick_check(eng, t, cache, &total) && total < eng->inline_max &&
 		    (inline_bytes < SD_DMA_POLL_BUDGET || n == 0)) {
-			if (total >= eng->share_min &&
-			    share_now(eng, t, t->dst->data + t->dst->data_len, t->src->data, total)) {
-				eng->pend_head = t->eng_next;
-				if (__builtin_expect(trc, 0))
-					trace_task(t, total, "shared with the engine thread");
-				kicked = true;
-				taken++;
-				continue;
-			}
 			eng->pend_head = t->eng_next;
-			if (__builtin_expect(trc, 0))
-				trace_task(t, total, "inline in progress");
-			copy_inline(eng, t, t->dst->data + t->dst->data_len, t->src->data, total);
-			inline_bytes += total;
-			sd_task_complete_inline(&t->task, DOCA_SUCCESS);
 			taken++;
-			n++;
+			if (share_or_copy(eng, t, t->dst->data + t->dst->data_len, t->src->data, total, trc,
+					  &inline_bytes))
+				kicked = true;
+			else
+				n++;
 			continue;
 		}
 		err = sd_dma_task_check(t, cache, &total);
@@ -914,18 +919,11 @@ static int sw_poll(struct sd_dma_engine *eng)
 		    (inline_bytes < SD_DMA_POLL_BUDGET || n == 0)) {
 			/* remote memory in the shared pages: as a local copy */
 			eng->pend_head = t->eng_next;
-			if (total >= eng->share_min && share_now(eng, t, t->eng_dst, t->eng_src, total)) {
-				kicked = true;
-				taken++;
-				continue;
-			}
-			if (__builtin_expect(trc, 0))
-				trace_task(t, total, "inline in progress");
-			copy_inline(eng, t, t->eng_dst, t->eng_src, total);
-			inline_bytes += total;
-			finish(t, DOCA_SUCCESS, false);
 			taken++;
-			n++;
+			if (share_or_copy(eng, t, t->eng_dst, t->eng_src, total, trc, &inline_bytes))
+				kicked = true;
+			else
+				n++;
 			continue;
 		}
 		if (err == DOCA_SUCCESS && total >= (t->eng_remote ? eng->remote_inline_max : eng->inline_max) &&
