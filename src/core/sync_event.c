@@ -91,6 +91,7 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	}
 	ev->imported = true;
 	ev->cell = cell;
+	ev->net = sd_cell_value(cell) == NULL;
 	ev->dev = dev;
 	sd_dev_get(dev);
 	*event = ev;
@@ -266,7 +267,7 @@ doca_error_t se_prepare(struct doca_sync_event *ev, const char *what)
 {
 	doca_error_t err;
 
-	if (ev->value != NULL)
+	if (ev->value != NULL || ev->net)
 		return DOCA_SUCCESS;
 	if (ev->imported) {
 		ev->value = sd_cell_value(ev->cell);
@@ -432,7 +433,7 @@ doca_error_t doca_sync_event_cap_remote_net_is_export_to_gpu_supported(const str
 
 static bool se_running(const struct doca_sync_event *ev)
 {
-	return ev->value != NULL && (ev->started || (ev->mode == SE_MODE_CTX && ev->ctx.state != DOCA_CTX_STATE_IDLE));
+	return (ev->value != NULL || ev->net) && (ev->started || (ev->mode == SE_MODE_CTX && ev->ctx.state != DOCA_CTX_STATE_IDLE));
 }
 
 doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
@@ -465,14 +466,15 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 			   "shared memory was available); only library-allocated values can be shared across PCIe here");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	err = sd_cell_export(event->cell, sd_dev_card(dev), sd_side(), sd_dev_pci_addr(dev), &event->export_desc);
+	err = sd_cell_export(event->cell, sd_dev_card(dev), sd_side(), sd_dev_pci_addr(dev), &event->export_desc,
+			     &event->export_desc_len);
 	if (err != DOCA_SUCCESS) {
 		SD_LOG_ERR("failed to export sync event: %s", doca_error_get_descr(err));
 		return err;
 	}
 	event->exported = true;
 	*data = (const uint8_t *)&event->export_desc;
-	*sz = SD_CELL_DESC_SIZE;
+	*sz = event->export_desc_len;
 	return DOCA_SUCCESS;
 }
 
@@ -569,14 +571,24 @@ static doca_error_t datapath_check(const struct doca_sync_event *ev, const void 
 	return se_check_revoked(ev, what);
 }
 
+doca_error_t se_net_result(doca_error_t err, const char *what)
+{
+	if (err != DOCA_SUCCESS)
+		SD_LOG_ERR("failed to %s: %s", what,
+			   err == DOCA_ERROR_NOT_FOUND ? "the exporting side destroyed the sync event"
+			   : err == DOCA_ERROR_CONNECTION_RESET
+				   ? "the exporting side is gone (it died, or the network is down)"
+				   : doca_error_get_descr(err));
+	return err;
+}
+
 doca_error_t doca_sync_event_get(struct doca_sync_event *event, uint64_t *value)
 {
 	doca_error_t err = datapath_check(event, value, true, "get sync event value");
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	*value = __atomic_load_n(event->value, __ATOMIC_ACQUIRE);
-	return DOCA_SUCCESS;
+	return se_net_result(se_load(event, value), "get sync event value");
 }
 
 doca_error_t doca_sync_event_update_add(struct doca_sync_event *event, uint64_t value, uint64_t *fetched)
@@ -585,8 +597,7 @@ doca_error_t doca_sync_event_update_add(struct doca_sync_event *event, uint64_t 
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	*fetched = __atomic_fetch_add(event->value, value, __ATOMIC_ACQ_REL);
-	return DOCA_SUCCESS;
+	return se_net_result(se_fetch_add(event, value, fetched), "add to sync event");
 }
 
 doca_error_t doca_sync_event_update_set(struct doca_sync_event *event, uint64_t value)
@@ -595,8 +606,7 @@ doca_error_t doca_sync_event_update_set(struct doca_sync_event *event, uint64_t 
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	__atomic_store_n(event->value, value, __ATOMIC_RELEASE);
-	return DOCA_SUCCESS;
+	return se_net_result(se_store(event, value), "set sync event");
 }
 
 bool se_cond(uint8_t kind, uint64_t value, uint64_t mask, uint64_t wait_val)
@@ -625,6 +635,20 @@ static doca_error_t se_wait(struct doca_sync_event *ev, uint8_t kind, uint64_t w
 
 	if (err != DOCA_SUCCESS)
 		return err;
+	if (ev->net) {
+		uint64_t v;
+
+		/* each look is a round trip to the exporter: no spinning between */
+		for (;;) {
+			err = se_load(ev, &v);
+			if (err != DOCA_SUCCESS)
+				return se_net_result(err, what);
+			if (se_cond(kind, v, mask, wait_val))
+				return DOCA_SUCCESS;
+			if (yield)
+				sched_yield();
+		}
+	}
 	shared = se_is_shared(ev);
 	for (;;) {
 		if (se_cond(kind, __atomic_load_n(ev->value, __ATOMIC_ACQUIRE), mask, wait_val))

@@ -7,7 +7,9 @@
  * - ev->value is NULL until the first start (either mode) and then points to
  *   the 8 bytes holding the value until destroy: the user's (set_addr /
  *   set_doca_buf), a shared cell (sd_remote.h; local events by default, and
- *   every imported event), or ev->fallback when memfd is unavailable.
+ *   every event imported on this machine), or ev->fallback when memfd is
+ *   unavailable. An event imported across the network (ev->net) has no
+ *   value here: se_load / se_store / se_fetch_add reach the exporter's.
  * - mode: an event converted with doca_sync_event_as_ctx never starts
  *   stand-alone, and one started stand-alone is never handed out as a ctx.
  * - The context has 5 task classes, one pool each: get, notify_set,
@@ -89,13 +91,15 @@ struct doca_sync_event {
 	bool started;              /* stand-alone start */
 	bool imported;             /* created from an export: not configurable */
 	bool exported;             /* a descriptor went out */
+	bool net;                  /* imported across the network: the value is the exporter's */
 	uint32_t pub_locs, sub_locs;
 	uint64_t *user_addr;       /* set_addr / set_doca_buf */
 	struct sd_cell *cell;
 	uint64_t *fallback;
 	uint64_t *value;
 	struct doca_dev *dev;      /* imported: held */
-	struct sd_cell_desc export_desc;
+	union sd_cell_export_desc export_desc;
+	size_t export_desc_len;
 
 	struct se_wait_task *pend_head, *pend_tail;
 	uint64_t next_peer_check_ns;
@@ -108,6 +112,39 @@ static inline struct doca_sync_event *se_from_ctx(struct doca_ctx *ctx)
 	return (struct doca_sync_event *)ctx;
 }
 
+/* The value's operations: atomic instructions on ev->value, or for an event
+ * imported across the network one round trip each to the exporter, which
+ * can fail (CONNECTION_RESET: the exporter or the network is gone;
+ * NOT_FOUND: it destroyed the event). */
+static inline doca_error_t se_load(struct doca_sync_event *ev, uint64_t *v)
+{
+	if (__builtin_expect(!ev->net, 1)) {
+		*v = __atomic_load_n(ev->value, __ATOMIC_ACQUIRE);
+		return DOCA_SUCCESS;
+	}
+	return sd_cell_net_op(ev->cell, SD_REMOTE_ATOMIC_GET, 0, v);
+}
+
+static inline doca_error_t se_store(struct doca_sync_event *ev, uint64_t v)
+{
+	uint64_t old;
+
+	if (__builtin_expect(!ev->net, 1)) {
+		__atomic_store_n(ev->value, v, __ATOMIC_RELEASE);
+		return DOCA_SUCCESS;
+	}
+	return sd_cell_net_op(ev->cell, SD_REMOTE_ATOMIC_SET, v, &old);
+}
+
+static inline doca_error_t se_fetch_add(struct doca_sync_event *ev, uint64_t v, uint64_t *old)
+{
+	if (__builtin_expect(!ev->net, 1)) {
+		*old = __atomic_fetch_add(ev->value, v, __ATOMIC_ACQ_REL);
+		return DOCA_SUCCESS;
+	}
+	return sd_cell_net_op(ev->cell, SD_REMOTE_ATOMIC_ADD, v, old);
+}
+
 /* sync_event.c */
 /* Resolve where the value lives (first start) and check the configuration. */
 doca_error_t se_prepare(struct doca_sync_event *ev, const char *what);
@@ -116,6 +153,9 @@ bool se_is_shared(const struct doca_sync_event *ev);
 /* Imported and the exporter destroyed its event: NOT_FOUND (logged). */
 doca_error_t se_check_revoked(const struct doca_sync_event *ev, const char *what);
 bool se_cond(uint8_t kind, uint64_t value, uint64_t mask, uint64_t wait_val);
+/* err, having logged why `what` failed when it is not SUCCESS (the value's
+ * operations across the network). */
+doca_error_t se_net_result(doca_error_t err, const char *what);
 
 /* sync_event_task.c */
 void se_tasks_init(struct doca_sync_event *ev);

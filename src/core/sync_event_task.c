@@ -140,16 +140,30 @@ static void se_ctx_stop(struct doca_ctx *ctx)
 	sd_ctx_stop_done(ctx);
 }
 
-static bool wait_holds(const struct doca_sync_event *ev, const struct se_wait_task *w)
+static bool wait_holds(uint64_t value, const struct se_wait_task *w)
 {
-	return se_cond(w->kind, __atomic_load_n(ev->value, __ATOMIC_ACQUIRE), w->mask, w->wait_val);
+	return se_cond(w->kind, value, w->mask, w->wait_val);
+}
+
+static int fail_pending(struct doca_sync_event *ev, doca_error_t err)
+{
+	int n = 0;
+
+	SD_LOG_ERR("sync event: failing pending waits: %s",
+		   err == DOCA_ERROR_NOT_FOUND ? "the exporting side destroyed the event"
+					       : "the process on the other side died (or the network is down)");
+	for (struct se_wait_task *w = ev->pend_head; w != NULL; w = w->pend_next)
+		n++;
+	complete_pending(ev, err);
+	return n;
 }
 
 static int se_ctx_progress(struct doca_ctx *ctx)
 {
 	struct doca_sync_event *ev = se_from_ctx(ctx);
 	struct se_wait_task **link, *w;
-	uint64_t ticks;
+	uint64_t ticks, value;
+	doca_error_t err;
 	int n = 0;
 
 	if (ev->timer_fd >= 0 && ev->timer_armed)
@@ -157,9 +171,17 @@ static int se_ctx_progress(struct doca_ctx *ctx)
 			;
 	if (ev->pend_head == NULL || ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
+	/* one look per progress call for every pending wait (across the
+	 * network a look is a round trip) */
+	err = se_load(ev, &value);
+	if (err != DOCA_SUCCESS) {
+		n = fail_pending(ev, err);
+		timer_set(ev, false);
+		return n;
+	}
 	ev->pend_tail = NULL;
 	for (link = &ev->pend_head; (w = *link) != NULL;) {
-		if (wait_holds(ev, w)) {
+		if (wait_holds(value, w)) {
 			*link = w->pend_next;
 			w->pend_next = NULL;
 			sd_task_complete(&w->base, DOCA_SUCCESS);
@@ -169,21 +191,15 @@ static int se_ctx_progress(struct doca_ctx *ctx)
 		ev->pend_tail = w;
 		link = &w->pend_next;
 	}
-	if (ev->pend_head != NULL && se_is_shared(ev)) {
+	/* (across the network the look above is the check) */
+	if (ev->pend_head != NULL && se_is_shared(ev) && !ev->net) {
 		uint64_t now = sd_now_ns();
 
 		if (now >= ev->next_peer_check_ns) {
-			doca_error_t err = sd_cell_peer_check(ev->cell);
-
 			ev->next_peer_check_ns = now + PEER_CHECK_NS;
-			if (err != DOCA_SUCCESS) {
-				SD_LOG_ERR("sync event: failing pending waits: %s",
-					   err == DOCA_ERROR_NOT_FOUND ? "the exporting side destroyed the event"
-								       : "the process on the other side died");
-				for (w = ev->pend_head; w != NULL; w = w->pend_next)
-					n++;
-				complete_pending(ev, err);
-			}
+			err = sd_cell_peer_check(ev->cell);
+			if (err != DOCA_SUCCESS)
+				n += fail_pending(ev, err);
 		}
 	}
 	timer_set(ev, ev->pend_head != NULL);
@@ -425,8 +441,7 @@ static doca_error_t get_submit(struct doca_task *task)
 		sd_task_complete(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
-	*t->ret_val_ptr = __atomic_load_n(ev->value, __ATOMIC_ACQUIRE);
-	sd_task_complete(task, DOCA_SUCCESS);
+	sd_task_complete(task, se_net_result(se_load(ev, t->ret_val_ptr), "get sync event value"));
 	return DOCA_SUCCESS;
 }
 
@@ -439,8 +454,7 @@ static doca_error_t set_submit(struct doca_task *task)
 		sd_task_complete(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
-	__atomic_store_n(ev->value, t->set_val, __ATOMIC_RELEASE);
-	sd_task_complete(task, DOCA_SUCCESS);
+	sd_task_complete(task, se_net_result(se_store(ev, t->set_val), "set sync event"));
 	return DOCA_SUCCESS;
 }
 
@@ -457,8 +471,7 @@ static doca_error_t add_submit(struct doca_task *task)
 		sd_task_complete(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
-	*t->fetched_val_ptr = __atomic_fetch_add(ev->value, t->inc_val, __ATOMIC_ACQ_REL);
-	sd_task_complete(task, DOCA_SUCCESS);
+	sd_task_complete(task, se_net_result(se_fetch_add(ev, t->inc_val, t->fetched_val_ptr), "add to sync event"));
 	return DOCA_SUCCESS;
 }
 
@@ -482,6 +495,8 @@ static doca_error_t wait_submit(struct doca_task *task)
 {
 	struct se_wait_task *w = (struct se_wait_task *)task;
 	struct doca_sync_event *ev = task_event(task);
+	uint64_t value = 0;
+	doca_error_t err;
 
 	if (!wait_mask_ok(w->mask)) {
 		SD_LOG_ERR("failed to submit wait task: mask 0x%016llx is not 0, 1, 2, 4 or 8 aligned 0xff bytes",
@@ -492,8 +507,9 @@ static doca_error_t wait_submit(struct doca_task *task)
 		sd_task_complete(task, DOCA_ERROR_NOT_FOUND);
 		return DOCA_SUCCESS;
 	}
-	if (wait_holds(ev, w)) {
-		sd_task_complete(task, DOCA_SUCCESS);
+	err = se_load(ev, &value);
+	if (err != DOCA_SUCCESS || wait_holds(value, w)) {
+		sd_task_complete(task, se_net_result(err, "wait on sync event"));
 		return DOCA_SUCCESS;
 	}
 	w->pend_next = NULL;

@@ -7,6 +7,7 @@
 #ifndef SD_DEV_PRIV_H_
 #define SD_DEV_PRIV_H_
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -64,6 +65,9 @@ struct sd_topo {
 	uint32_t nfns;
 	struct sd_topo_fn *fns;
 	uint32_t ncards;
+	/* "link" and "link_secret_file" (sd_topo_link): "" when not given */
+	char link[SD_TOPO_LINK_MAX];
+	char link_secret_file[PATH_MAX];
 };
 
 struct doca_devinfo {

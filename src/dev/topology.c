@@ -275,6 +275,19 @@ static void topo_load_locked(void)
 	topo_loaded = true;
 }
 
+bool sd_topo_link(const char **url, const char **secret_file)
+{
+	const struct sd_topo *t = NULL;
+
+	*url = NULL;
+	*secret_file = NULL;
+	if (sd_topo_get(&t) != DOCA_SUCCESS || t == NULL || t->link[0] == '\0')
+		return false;
+	*url = t->link;
+	*secret_file = t->link_secret_file[0] != '\0' ? t->link_secret_file : NULL;
+	return true;
+}
+
 doca_error_t sd_topo_get(const struct sd_topo **topo)
 {
 	doca_error_t ret;

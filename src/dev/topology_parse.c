@@ -736,9 +736,64 @@ void sd_topo_free(struct sd_topo *topo)
 	free(topo);
 }
 
+/* An optional top-level string of 1..cap-1 characters. */
+static doca_error_t top_string(struct parse *ps, json_object *root, const char *key, size_t cap, const char **out)
+{
+	json_object *v;
+
+	*out = NULL;
+	if (!json_object_object_get_ex(root, key, &v) || v == NULL)
+		return DOCA_SUCCESS;
+	if (!json_object_is_type(v, json_type_string))
+		return perr(ps, key, "must be a string");
+	*out = json_object_get_string(v);
+	if ((*out)[0] == '\0' || strlen(*out) >= cap)
+		return perr(ps, key, "must be 1 to %zu characters", cap - 1);
+	return DOCA_SUCCESS;
+}
+
+/*
+ * The link across machines, as SOFTDOCA_LINK / SOFTDOCA_LINK_SECRET_FILE
+ * would give it (the environment wins: link_select.c). Only its shape is
+ * checked here: the address is resolved when the link starts, which also
+ * keeps name lookups out of a parse. A relative secret path names a file
+ * beside the topology file, wherever the program runs.
+ */
+static doca_error_t parse_link(struct parse *ps, json_object *root)
+{
+	const char *url, *secret, *slash;
+	doca_error_t ret;
+	int n;
+
+	ret = top_string(ps, root, "link", sizeof(ps->topo->link), &url);
+	if (ret == DOCA_SUCCESS)
+		ret = top_string(ps, root, "link_secret_file", sizeof(ps->topo->link_secret_file), &secret);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (url == NULL) {
+		if (secret != NULL)
+			return perr(ps, "link_secret_file", "given without \"link\"");
+		return DOCA_SUCCESS;
+	}
+	if (strncmp(url, "ucx://", 6) != 0)
+		return perr(ps, "link", "must be ucx://ADDR:PORT");
+	snprintf(ps->topo->link, sizeof(ps->topo->link), "%s", url);
+	if (secret == NULL)
+		return DOCA_SUCCESS;
+	slash = strrchr(ps->src, '/');
+	if (secret[0] == '/' || slash == NULL)
+		n = snprintf(ps->topo->link_secret_file, sizeof(ps->topo->link_secret_file), "%s", secret);
+	else
+		n = snprintf(ps->topo->link_secret_file, sizeof(ps->topo->link_secret_file), "%.*s/%s",
+			     (int)(slash - ps->src), ps->src, secret);
+	if (n < 0 || (size_t)n >= sizeof(ps->topo->link_secret_file))
+		return perr(ps, "link_secret_file", "the path is too long");
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t parse_topology(struct parse *ps, const char *text)
 {
-	static const char *const top_keys[] = {"caps", "cards", NULL};
+	static const char *const top_keys[] = {"caps", "cards", "link", "link_secret_file", NULL};
 	static const char *const card_keys[] = {"caps", "serial", "dpu", "host", NULL};
 	json_tokener *tok;
 	json_object *root, *cards, *top_caps = NULL;
@@ -783,6 +838,8 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		goto out;
 	}
 	ret = check_keys(ps, "", root, top_keys);
+	if (ret == DOCA_SUCCESS)
+		ret = parse_link(ps, root);
 	if (ret != DOCA_SUCCESS)
 		goto out;
 	if (json_object_object_get_ex(root, "caps", &top_caps)) {

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sd_dev.h"
 #include "sd_link_ucx.h"
 #include "sd_log.h"
 
@@ -307,6 +308,8 @@ static void select_once(void)
 {
 	const char *link = getenv("SOFTDOCA_LINK");
 	const char *secret_path = getenv("SOFTDOCA_LINK_SECRET_FILE");
+	const char *topo_link = NULL, *topo_secret = NULL;
+	const char *link_name = "SOFTDOCA_LINK", *secret_name = "SOFTDOCA_LINK_SECRET_FILE";
 	static struct sd_link_url url;
 	static uint8_t secret[SD_LINK_SECRET_MAX];
 	char why[256];
@@ -315,6 +318,19 @@ static void select_once(void)
 
 	g_sock_ops = __atomic_load_n(&g_sock_arg, __ATOMIC_ACQUIRE);
 	g_ops = g_sock_ops;
+	/* the environment first, then the topology file; each setting on
+	 * its own, so that a user may keep the address in the file and name
+	 * the secret per run (or the other way round) */
+	(void)sd_topo_link(&topo_link, &topo_secret);
+	if ((link == NULL || link[0] == '\0') && topo_link != NULL) {
+		link = topo_link;
+		link_name = "the topology's link";
+		SD_LOG_INFO("link: %s from the topology file (%s)", link, getenv("SOFTDOCA_TOPOLOGY"));
+	}
+	if ((secret_path == NULL || secret_path[0] == '\0') && topo_secret != NULL) {
+		secret_path = topo_secret;
+		secret_name = "the topology's link_secret_file";
+	}
 	if (link == NULL || link[0] == '\0') {
 		SD_LOG_DBG("link transport: socket (fabric directory)");
 		return;
@@ -323,30 +339,30 @@ static void select_once(void)
 	err = sd_link_url_parse(link, &url, why, sizeof(why));
 	if (err != DOCA_SUCCESS) {
 		g_refuse_err = err;
-		snprintf(g_refuse_why, sizeof(g_refuse_why), "SOFTDOCA_LINK=%s refused: %s", link, why);
+		snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s refused: %s", link_name, link, why);
 		return;
 	}
 #ifndef SD_HAVE_UCX
 	(void)secret_path;
+	(void)secret_name;
 	(void)secret_len;
 	(void)secret;
 	g_refuse_err = DOCA_ERROR_NOT_SUPPORTED;
 	snprintf(g_refuse_why, sizeof(g_refuse_why),
-		 "SOFTDOCA_LINK=%s: softdoca was built without UCX (install libucx-dev and libssl-dev, rebuild with "
-		 "-Ducx=enabled)", url.text);
+		 "%s=%s: softdoca was built without UCX (install libucx-dev and libssl-dev, rebuild with "
+		 "-Ducx=enabled)", link_name, url.text);
 #else
 	if (secret_path == NULL || secret_path[0] == '\0') {
 		g_refuse_err = DOCA_ERROR_NOT_PERMITTED;
 		snprintf(g_refuse_why, sizeof(g_refuse_why),
-			 "SOFTDOCA_LINK=%s needs SOFTDOCA_LINK_SECRET_FILE (a file of mode 0600 holding the secret "
-			 "both sides share)", url.text);
+			 "%s=%s needs SOFTDOCA_LINK_SECRET_FILE or the topology's link_secret_file (a file of "
+			 "mode 0600 holding the secret both sides share)", link_name, url.text);
 		return;
 	}
 	err = sd_link_secret_load(secret_path, secret, &secret_len, why, sizeof(why));
 	if (err != DOCA_SUCCESS) {
 		g_refuse_err = err == DOCA_ERROR_NOT_FOUND ? DOCA_ERROR_NOT_PERMITTED : err;
-		snprintf(g_refuse_why, sizeof(g_refuse_why), "SOFTDOCA_LINK_SECRET_FILE=%s refused: %s", secret_path,
-			 why);
+		snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s refused: %s", secret_name, secret_path, why);
 		return;
 	}
 	{
@@ -357,8 +373,8 @@ static void select_once(void)
 
 		if (h == NULL) {
 			g_refuse_err = DOCA_ERROR_NOT_SUPPORTED;
-			snprintf(g_refuse_why, sizeof(g_refuse_why), "SOFTDOCA_LINK=%s: cannot load the UCX link: %.300s",
-				 url.text, tried);
+			snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s: cannot load the UCX link: %.300s",
+				 link_name, url.text, tried);
 			return;
 		}
 		init = (sd_link_ucx_init_fn)dlsym(h, SD_LINK_UCX_ENTRY);
@@ -366,8 +382,8 @@ static void select_once(void)
 		ops = init != NULL ? init(&url, secret, secret_len, &err) : NULL;
 		if (ops == NULL) {
 			g_refuse_err = err;
-			snprintf(g_refuse_why, sizeof(g_refuse_why), "SOFTDOCA_LINK=%s: the UCX link cannot start (%s)",
-				 url.text, doca_error_get_name(err));
+			snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s: the UCX link cannot start (%s)",
+				 link_name, url.text, doca_error_get_name(err));
 			return;
 		}
 		/* The module is never unloaded: its thread and links live
@@ -380,7 +396,7 @@ static void select_once(void)
 			g_remote = rf != NULL ? rf() : NULL;
 			g_fp = ff != NULL ? ff() : NULL;
 		}
-		SD_LOG_INFO("link transport: UCX, %s (authenticated with SOFTDOCA_LINK_SECRET_FILE)", url.text);
+		SD_LOG_INFO("link transport: UCX, %s (authenticated with the secret of %s)", url.text, secret_name);
 	}
 #endif
 }

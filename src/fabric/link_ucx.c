@@ -812,6 +812,8 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 	case LK_RM_READ:
 	case LK_RM_WRITE:
 	case LK_RM_DONE:
+	case LK_RM_ATOMIC:
+	case LK_RM_DETACH:
 		if (c->phase != PH_OPEN || c->role == ROLE_COMCH)
 			break;
 		sd_ucx_rm_message(c, c->server, h->kind, h->arg, data, len);

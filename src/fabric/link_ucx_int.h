@@ -32,6 +32,8 @@ enum {
 	LK_RM_READ,        /* importer -> exporter: struct rm_io */
 	LK_RM_WRITE,       /* importer -> exporter: struct rm_io + the bytes */
 	LK_RM_DONE,        /* exporter -> importer: struct rm_done (+ the bytes of a read) */
+	LK_RM_ATOMIC,      /* importer -> exporter: struct rm_atomic (a sync event's value) */
+	LK_RM_DETACH,      /* importer -> exporter: the import is released (no body) */
 };
 
 void sd_ucx_lock(void);

@@ -16,6 +16,15 @@
  * shrinking (no SIGBUS while mapped), and what the descriptor says is
  * compared with what the kernel reports about the file (inode, owner, size,
  * seals) and with the token the exporter wrote into the page.
+ *
+ * Across a network (SOFTDOCA_LINK=ucx://) no page can be shared: the
+ * exporter keeps its page and serves the value through its UCX thread as
+ * an export of its own kind (sd_remote_export_net, SD_REMOTE_NKIND_CELL),
+ * and the importer holds no page at all: every get, set and add is one
+ * atomic operation that the exporter runs on its 8 bytes (sd_remote_atomic,
+ * a round trip). Liveness there is the link's: an operation fails when the
+ * exporter or the network is gone, and the exporter learns of an importer
+ * that lost its link without releasing the import.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +38,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+#include <doca_types.h>
 
 #include "sd_log.h"
 #include "sd_remote.h"
@@ -68,7 +79,10 @@ _Static_assert(sizeof(struct cell_page) <= CELL_PAGE, "cell page fits a page");
 _Static_assert(__builtin_offsetof(struct cell_page, value) == 64, "value on its own line");
 
 struct sd_cell {
-	struct cell_page *page;
+	struct cell_page *page; /* NULL for a network import */
+	void *net_export;       /* exporter: the network export (sd_remote_export_net), or NULL */
+	size_t net_desc_len;
+	struct sd_remote *net;  /* importer across the network, else NULL */
 	bool exporter;
 	bool reported;  /* a failed peer check was logged */
 	int fd;         /* exporter: the memfd */
@@ -135,14 +149,28 @@ doca_error_t sd_cell_create(struct sd_cell **out)
 }
 
 doca_error_t sd_cell_export(struct sd_cell *c, uint32_t card, enum sd_side side, const char *pci_addr,
-			    struct sd_cell_desc *desc)
+			    union sd_cell_export_desc *desc, size_t *desc_len)
 {
 	struct sd_cell_desc d;
 	uint64_t start;
+	doca_error_t err;
 
-	if (c == NULL || pci_addr == NULL || desc == NULL || !c->exporter ||
+	if (c == NULL || pci_addr == NULL || desc == NULL || desc_len == NULL || !c->exporter ||
 	    (side != SD_SIDE_HOST && side != SD_SIDE_DPU))
 		return DOCA_ERROR_INVALID_VALUE;
+	if (c->net_export == NULL) {
+		err = sd_remote_export_net(&c->page->value, sizeof(c->page->value),
+					   DOCA_ACCESS_FLAG_PCI_READ_WRITE, SD_REMOTE_NKIND_CELL, card, side, pci_addr,
+					   &c->net_export, &c->net_desc_len);
+		if (err != DOCA_SUCCESS && err != DOCA_ERROR_AGAIN)
+			return err;
+	}
+	if (c->net_export != NULL) {
+		/* a second export of one event names the same one */
+		memcpy(desc->net, c->net_export, sizeof(desc->net));
+		*desc_len = sizeof(desc->net);
+		return DOCA_SUCCESS;
+	}
 	memset(&d, 0, sizeof(d));
 	if (strlen(pci_addr) >= sizeof(d.pci))
 		return DOCA_ERROR_INVALID_VALUE;
@@ -165,7 +193,8 @@ doca_error_t sd_cell_export(struct sd_cell *c, uint32_t card, enum sd_side side,
 	d.dev = c->dev;
 	memcpy(d.token, c->page->token, sizeof(d.token));
 	d.checksum = desc_checksum(&d);
-	*desc = d;
+	desc->local = d;
+	*desc_len = sizeof(d);
 	return DOCA_SUCCESS;
 }
 
@@ -287,6 +316,39 @@ static void claim_slot(struct sd_cell *c)
 		    CELL_SLOTS);
 }
 
+static doca_error_t import_net(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
+			       struct sd_cell **out)
+{
+	struct sd_remote *r;
+	struct sd_cell *c;
+	uint64_t v;
+	doca_error_t err;
+
+	err = sd_remote_import_net(desc, desc_len, SD_REMOTE_NKIND_CELL, my_card, my_side, &r);
+	if (err != DOCA_SUCCESS)
+		return err;
+	/* one round trip now: an importer learns here, not at its first
+	 * update, that the value answers */
+	err = sd_remote_atomic(r, SD_REMOTE_ATOMIC_GET, 0, &v);
+	if (err != DOCA_SUCCESS) {
+		sd_remote_release(r);
+		return err;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		sd_remote_release(r);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->net = r;
+	c->fd = -1;
+	c->slot = -1;
+	c->peer_pid = (uint32_t)sd_remote_pid(r);
+	SD_LOG_DBG("sync event imported from process %u (%s, card %u) across the network", c->peer_pid,
+		   sd_remote_pci(r), sd_remote_card(r));
+	*out = c;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
 			    struct sd_cell **out)
 {
@@ -300,6 +362,8 @@ doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card,
 
 	if (desc == NULL || out == NULL || (my_side != SD_SIDE_HOST && my_side != SD_SIDE_DPU))
 		return DOCA_ERROR_INVALID_VALUE;
+	if (desc_len >= sizeof(uint32_t) && memcmp(desc, &(uint32_t){SD_REMOTE_NDESC_MAGIC}, sizeof(uint32_t)) == 0)
+		return import_net(desc, desc_len, my_card, my_side, out);
 	err = desc_check(desc, desc_len, &d);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -367,13 +431,22 @@ doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card,
 
 uint64_t *sd_cell_value(struct sd_cell *c)
 {
-	return c != NULL ? &c->page->value : NULL;
+	return c != NULL && c->page != NULL ? &c->page->value : NULL;
+}
+
+doca_error_t sd_cell_net_op(struct sd_cell *c, enum sd_remote_atomic_op op, uint64_t operand, uint64_t *old)
+{
+	if (c == NULL || c->net == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return sd_remote_atomic(c->net, op, operand, old);
 }
 
 doca_error_t sd_cell_revoked_check(const struct sd_cell *c)
 {
 	if (c == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (c->net != NULL)
+		return DOCA_SUCCESS; /* the operations themselves say NOT_FOUND */
 	return __atomic_load_n(&c->page->state, __ATOMIC_ACQUIRE) == CELL_LIVE ? DOCA_SUCCESS : DOCA_ERROR_NOT_FOUND;
 }
 
@@ -395,6 +468,20 @@ doca_error_t sd_cell_peer_check(struct sd_cell *c)
 
 	if (c == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (c->net != NULL) {
+		uint64_t v;
+		doca_error_t err = sd_remote_atomic(c->net, SD_REMOTE_ATOMIC_GET, 0, &v);
+
+		return err == DOCA_SUCCESS ? DOCA_SUCCESS
+		       : report(c, err == DOCA_ERROR_NOT_FOUND ? err : DOCA_ERROR_CONNECTION_RESET, c->peer_pid);
+	}
+	if (c->net_export != NULL && sd_remote_export_lost(c->net_export)) {
+		if (!c->reported)
+			SD_LOG_ERR("sync event: an importer across the network lost its link before it released "
+				   "the event (it died, or the network is down)");
+		c->reported = true;
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
 	if (!c->exporter) {
 		if (sd_cell_revoked_check(c) != DOCA_SUCCESS)
 			return report(c, DOCA_ERROR_NOT_FOUND, c->peer_pid);
@@ -423,7 +510,15 @@ void sd_cell_destroy(struct sd_cell *c)
 {
 	if (c == NULL)
 		return;
+	if (c->net != NULL) {
+		sd_remote_release(c->net);
+		free(c);
+		return;
+	}
 	if (c->exporter) {
+		/* revoked over the network before the page goes: no atomic
+		 * operation of a peer can reach it once this returns */
+		sd_remote_export_free(c->net_export);
 		__atomic_store_n(&c->page->state, CELL_REVOKED, __ATOMIC_RELEASE);
 		close(c->fd);
 	} else if (c->slot >= 0) {

@@ -151,10 +151,8 @@ struct net_export {
 	const struct sd_link_remote_ops *link;
 };
 
-/* Across the network, when SOFTDOCA_LINK says so: AGAIN means the local
- * fabric (no link set), anything else is the export's outcome. */
-static doca_error_t export_net(void *addr, size_t len, uint32_t access, uint32_t card, enum sd_side side,
-			       const char *pci, void **desc, size_t *desc_len)
+doca_error_t sd_remote_export_net(void *addr, size_t len, uint32_t access, uint32_t kind, uint32_t card,
+				  enum sd_side side, const char *pci, void **desc, size_t *desc_len)
 {
 	const struct sd_link_remote_ops *link;
 	struct net_export *x;
@@ -170,7 +168,7 @@ static doca_error_t export_net(void *addr, size_t len, uint32_t access, uint32_t
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	err = link->export_mem(addr, len, access, card, (uint8_t)side, pci, &x->desc);
+	err = link->export_mem(addr, len, access, kind, card, (uint8_t)side, pci, &x->desc);
 	if (err != DOCA_SUCCESS) {
 		free(x);
 		return err;
@@ -265,7 +263,7 @@ doca_error_t sd_remote_export(void *addr, size_t len, uint32_t access, uint32_t 
 		SD_LOG_ERR("export: '%s' is not a PCI address", pci_addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	err = export_net(addr, len, access, card, side, pci, desc, desc_len);
+	err = sd_remote_export_net(addr, len, access, SD_REMOTE_NKIND_MEM, card, side, pci, desc, desc_len);
 	if (err != DOCA_ERROR_AGAIN)
 		return err;
 	err = sd_proc_identity(getpid(), &start, NULL);
@@ -711,8 +709,8 @@ out:
 
 /* A network descriptor: layout, card and side, as desc_check does for the
  * local one; the exporter checks id, token and rights again. */
-static doca_error_t ndesc_check(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
-				struct sd_remote_ndesc *d)
+static doca_error_t ndesc_check(const void *desc, size_t desc_len, uint32_t kind, uint32_t my_card,
+				enum sd_side my_side, struct sd_remote_ndesc *d)
 {
 	static const uint8_t zero[16];
 	const char *why = NULL;
@@ -731,6 +729,14 @@ static doca_error_t ndesc_check(const void *desc, size_t desc_len, uint32_t my_c
 	}
 	if (d->checksum != sd_remote_ndesc_checksum(d)) {
 		SD_LOG_ERR("import: descriptor corrupted (checksum mismatch)");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->kind != kind) {
+		SD_LOG_ERR("import: the descriptor is the export of %s, not of %s",
+			   d->kind == SD_REMOTE_NKIND_CELL ? "a sync event"
+			   : d->kind == SD_REMOTE_NKIND_MEM ? "memory (an mmap)"
+							    : "something unknown",
+			   kind == SD_REMOTE_NKIND_CELL ? "a sync event" : "memory (an mmap)");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (d->side != SD_SIDE_HOST && d->side != SD_SIDE_DPU)
@@ -762,15 +768,15 @@ static doca_error_t ndesc_check(const void *desc, size_t desc_len, uint32_t my_c
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t import_net(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
-			       struct sd_remote **out)
+doca_error_t sd_remote_import_net(const void *desc, size_t desc_len, uint32_t kind, uint32_t my_card,
+				  enum sd_side my_side, struct sd_remote **out)
 {
 	const struct sd_link_remote_ops *link;
 	struct sd_remote_ndesc d;
 	struct sd_remote *r;
 	doca_error_t err;
 
-	err = ndesc_check(desc, desc_len, my_card, my_side, &d);
+	err = ndesc_check(desc, desc_len, kind, my_card, my_side, &d);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = link_remote(&link);
@@ -825,7 +831,7 @@ doca_error_t sd_remote_import(const void *desc, size_t desc_len, uint32_t my_car
 	if (desc_len >= sizeof(magic))
 		memcpy(&magic, desc, sizeof(magic));
 	if (magic == SD_REMOTE_NDESC_MAGIC)
-		return import_net(desc, desc_len, my_card, my_side, out);
+		return sd_remote_import_net(desc, desc_len, SD_REMOTE_NKIND_MEM, my_card, my_side, out);
 	err = desc_check(desc, desc_len, &d);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -888,6 +894,22 @@ done:
 		   d.pid, d.pci, d.card, sd_remote_mechanism(r));
 	*out = r;
 	return DOCA_SUCCESS;
+}
+
+doca_error_t sd_remote_atomic(struct sd_remote *r, enum sd_remote_atomic_op op, uint64_t operand, uint64_t *old)
+{
+	if (r == NULL || old == NULL || op < SD_REMOTE_ATOMIC_GET || op > SD_REMOTE_ATOMIC_ADD)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (r->link == NULL || r->desc.len != sizeof(uint64_t))
+		return DOCA_ERROR_NOT_SUPPORTED;
+	return r->link->atomic(r->link_handle, (uint32_t)op, r->desc.addr, operand, old);
+}
+
+bool sd_remote_export_lost(const void *desc)
+{
+	const struct net_export *x = desc;
+
+	return x != NULL && x->desc.magic == SD_REMOTE_NDESC_MAGIC && x->link->export_lost(x->desc.id);
 }
 
 void sd_remote_release(struct sd_remote *r)

@@ -30,6 +30,19 @@
  *            NOT_PERMITTED), and copies with process_vm_readv/writev on
  *            itself (/proc/self/mem where a seccomp profile refuses them),
  *            so memory the program unmapped is IO_FAILED, not a crash.
+ *   values:  an export of kind SD_REMOTE_NKIND_CELL is a doca_sync_event's
+ *            8-byte value (remote_cell.c). It takes no RM_READ/RM_WRITE
+ *            (NOT_PERMITTED), only RM_ATOMIC {addr, op, operand}: get, set
+ *            or add, run by the exporter with an atomic instruction on its
+ *            own 8 bytes (which stay mapped until unexport, taken under this
+ *            module's lock as the operation is) and answered by RM_DONE +
+ *            the value before it; the address must be the export's, an
+ *            update needs PCI_READ_WRITE. A memory export takes no RM_ATOMIC
+ *            (NOT_PERMITTED). The grant names the kind, and an importer
+ *            whose descriptor says otherwise gives up (INVALID_VALUE).
+ *   release: RM_DETACH before the connection closes; an importer whose
+ *            connection fails without it is "lost" (export_lost), which a
+ *            sync event's exporter reports to its waits as a dead peer.
  *
  * Why messages and not UCX RMA (ucp_put/get with an rkey): over TCP, which
  * is what a network without RDMA hardware offers, UCX emulates RMA with its
@@ -105,7 +118,8 @@ struct rm_grant {
 	uint32_t access;
 	uint64_t addr;
 	uint64_t len;
-	char reason[104]; /* NUL-terminated */
+	uint32_t kind;    /* SD_REMOTE_NKIND_* */
+	char reason[100]; /* NUL-terminated */
 };
 _Static_assert(sizeof(struct rm_grant) == 128, "rm_grant layout");
 
@@ -113,6 +127,16 @@ struct rm_io {
 	uint64_t addr; /* exporter's address */
 	uint64_t len;  /* 1..RM_CHUNK */
 };
+
+/* On a value export (SD_REMOTE_NKIND_CELL): answered by RM_DONE + the
+ * 8 bytes the value held before. */
+struct rm_atomic {
+	uint64_t addr; /* exporter's address: the export's own */
+	uint32_t op;   /* enum sd_remote_atomic_op */
+	uint32_t reserved;
+	uint64_t operand;
+};
+_Static_assert(sizeof(struct rm_atomic) == 24, "rm_atomic layout");
 
 struct rm_done {
 	int32_t error; /* doca_error_t */
@@ -128,13 +152,15 @@ struct rexp {
 	uint64_t id;
 	uint8_t token[SD_REMOTE_TOKEN_LEN];
 	uint64_t addr, len;
-	uint32_t access, card;
+	uint32_t access, card, kind;
 	uint8_t side;
+	bool lost; /* an importer's link failed before it released the import */
 };
 
 /* An importer's session on the exporter (the connection's rm; freed with it). */
 struct rsess {
 	uint64_t id;
+	bool detached; /* the importer released the import (RM_DETACH) */
 };
 
 static struct rexp *g_exports;
@@ -182,8 +208,8 @@ static doca_error_t fill_random(void *p, size_t n)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t ux_export(void *addr, size_t len, uint32_t access, uint32_t card, uint8_t side, const char *pci,
-			      struct sd_remote_ndesc *d)
+static doca_error_t ux_export(void *addr, size_t len, uint32_t access, uint32_t kind, uint32_t card, uint8_t side,
+			      const char *pci, struct sd_remote_ndesc *d)
 {
 	struct sockaddr_storage sa;
 	socklen_t salen = 0;
@@ -215,6 +241,7 @@ static doca_error_t ux_export(void *addr, size_t len, uint32_t access, uint32_t 
 	x->addr = (uint64_t)(uintptr_t)addr;
 	x->len = len;
 	x->access = access;
+	x->kind = kind;
 	x->card = card;
 	x->side = side;
 	memset(d, 0, sizeof(*d));
@@ -228,6 +255,7 @@ static doca_error_t ux_export(void *addr, size_t len, uint32_t access, uint32_t 
 	d->id = x->id;
 	d->addr = x->addr;
 	d->len = len;
+	d->kind = kind;
 	memcpy(d->token, x->token, sizeof(d->token));
 	snprintf(d->pci, sizeof(d->pci), "%s", pci);
 	if (sa.ss_family == AF_INET) {
@@ -271,6 +299,18 @@ static void ux_unexport(uint64_t id)
 		}
 	}
 	sd_ucx_unlock();
+}
+
+static bool ux_export_lost(uint64_t id)
+{
+	struct rexp *x;
+	bool lost;
+
+	sd_ucx_lock();
+	x = find_export(id);
+	lost = x != NULL && x->lost;
+	sd_ucx_unlock();
+	return lost;
 }
 
 static void hostile(struct uconn *c, const char *what)
@@ -323,6 +363,7 @@ static void serve_open(struct uconn *c, const void *data, size_t len)
 			gr.access = x->access;
 			gr.addr = x->addr;
 			gr.len = x->len;
+			gr.kind = x->kind;
 			snprintf(gr.reason, sizeof(gr.reason), "ok");
 		}
 	}
@@ -410,6 +451,11 @@ static void serve_io(struct uconn *c, bool write, uint32_t req, const uint8_t *d
 		err = DOCA_ERROR_NOT_FOUND;
 		SD_LOG_DBG("remote memory: %s (pid %u): access to a revoked export", sd_ucx_peer(c),
 			   sd_ucx_peer_pid(c));
+	} else if (x->kind != SD_REMOTE_NKIND_MEM) {
+		err = DOCA_ERROR_NOT_PERMITTED;
+		SD_LOG_ERR("remote memory: %s (pid %u): a %s of a sync event's value, which moves by atomic "
+			   "operations only",
+			   sd_ucx_peer(c), sd_ucx_peer_pid(c), write ? "write" : "read");
 	} else if (io.addr < x->addr || io.len > x->len || io.addr - x->addr > x->len - io.len) {
 		err = DOCA_ERROR_INVALID_VALUE;
 		SD_LOG_ERR("remote memory: %s (pid %u): [0x%llx, +%llu) is outside the export [0x%llx, +%llu)",
@@ -446,6 +492,85 @@ static void serve_io(struct uconn *c, bool write, uint32_t req, const uint8_t *d
 	(void)sd_ucx_post(c, answer, LK_RM_DONE, req);
 }
 
+/* A sync event's value: the operation runs on the exporter's own 8 bytes,
+ * which the export keeps mapped until unexport (under the module's lock,
+ * as this is), so an atomic instruction is safe where a copy of memory of
+ * the program's is not. */
+static void serve_atomic(struct uconn *c, uint32_t req, const uint8_t *data, size_t len)
+{
+	struct rsess *s = sd_ucx_rm(c);
+	struct rm_atomic at;
+	struct rm_done dn;
+	uint64_t old = 0;
+	uint64_t *value;
+	struct rexp *x;
+	doca_error_t err;
+	bool write;
+
+	if (s == NULL) {
+		hostile(c, "asked for a value before opening an export");
+		return;
+	}
+	if (len != sizeof(at)) {
+		hostile(c, "sent a malformed RM_ATOMIC");
+		return;
+	}
+	memcpy(&at, data, sizeof(at));
+	if (at.reserved != 0 || at.op < SD_REMOTE_ATOMIC_GET || at.op > SD_REMOTE_ATOMIC_ADD) {
+		hostile(c, "sent an unknown atomic operation");
+		return;
+	}
+	if (sd_ucx_pending(c) > RM_MAX_PENDING) {
+		hostile(c, "sent more requests than it waits answers for");
+		return;
+	}
+	write = at.op != SD_REMOTE_ATOMIC_GET;
+	x = find_export(s->id);
+	if (x == NULL) {
+		err = DOCA_ERROR_NOT_FOUND;
+		SD_LOG_DBG("remote memory: %s (pid %u): atomic on a revoked export", sd_ucx_peer(c),
+			   sd_ucx_peer_pid(c));
+	} else if (x->kind != SD_REMOTE_NKIND_CELL) {
+		err = DOCA_ERROR_NOT_PERMITTED;
+		SD_LOG_ERR("remote memory: %s (pid %u): an atomic operation on exported memory (only a sync "
+			   "event's value takes them)",
+			   sd_ucx_peer(c), sd_ucx_peer_pid(c));
+	} else if (at.addr != x->addr) {
+		err = DOCA_ERROR_INVALID_VALUE;
+		SD_LOG_ERR("remote memory: %s (pid %u): atomic at 0x%llx, the exported value is at 0x%llx",
+			   sd_ucx_peer(c), sd_ucx_peer_pid(c), (unsigned long long)at.addr,
+			   (unsigned long long)x->addr);
+	} else if (write ? !(x->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) : !(x->access & RM_ACCESS_PCI)) {
+		err = DOCA_ERROR_NOT_PERMITTED;
+		SD_LOG_ERR("remote memory: %s (pid %u): an update the export does not allow (access 0x%x)",
+			   sd_ucx_peer(c), sd_ucx_peer_pid(c), x->access);
+	} else {
+		value = (uint64_t *)(uintptr_t)x->addr;
+		if (at.op == SD_REMOTE_ATOMIC_GET)
+			old = __atomic_load_n(value, __ATOMIC_ACQUIRE);
+		else if (at.op == SD_REMOTE_ATOMIC_SET)
+			old = __atomic_exchange_n(value, at.operand, __ATOMIC_ACQ_REL);
+		else
+			old = __atomic_fetch_add(value, at.operand, __ATOMIC_ACQ_REL);
+		err = DOCA_SUCCESS;
+	}
+	memset(&dn, 0, sizeof(dn));
+	dn.error = err;
+	dn.len = err == DOCA_SUCCESS ? sizeof(old) : 0;
+	(void)sd_ucx_send(c, LK_RM_DONE, req, &dn, sizeof(dn), &old, (size_t)dn.len);
+}
+
+static void serve_detach(struct uconn *c, size_t len)
+{
+	struct rsess *s = sd_ucx_rm(c);
+
+	if (s == NULL || len != 0) {
+		hostile(c, "sent a malformed RM_DETACH");
+		return;
+	}
+	s->detached = true;
+}
+
 /* ---- importer ------------------------------------------------------------- */
 
 /* One read or write call: its requests in flight and its first error. */
@@ -467,8 +592,9 @@ struct rreq {
 struct rimp {
 	struct uconn *c;
 	uint64_t addr, len;
-	uint32_t access;
+	uint32_t access, kind;
 	bool granted;
+	bool opened; /* the exporter holds a session for us (its grant said yes) */
 	doca_error_t grant_err;
 	struct rreq *reqs;
 	unsigned int inflight; /* requests of every call */
@@ -498,10 +624,20 @@ static void req_finish(struct rimp *m, struct rreq *r, doca_error_t err)
 
 void sd_ucx_rm_failed(struct uconn *c, bool server, doca_error_t err)
 {
-	struct rimp *m = sd_ucx_rm(c);
+	struct rimp *m;
 
-	/* an exporter's session goes with its connection: nothing waits on it */
-	if (server || m == NULL || m->c != c)
+	/* an exporter's session goes with its connection: nothing waits on it,
+	 * but the export remembers an importer that went without releasing */
+	if (server) {
+		struct rsess *s = sd_ucx_rm(c);
+		struct rexp *x = s != NULL && !s->detached ? find_export(s->id) : NULL;
+
+		if (x != NULL)
+			x->lost = true;
+		return;
+	}
+	m = sd_ucx_rm(c);
+	if (m == NULL || m->c != c)
 		return;
 	while (m->reqs != NULL)
 		req_finish(m, m->reqs, DOCA_ERROR_CONNECTION_RESET);
@@ -523,17 +659,18 @@ static void on_grant(struct uconn *c, struct rimp *m, const void *data, size_t l
 	memcpy(&gr, data, sizeof(gr));
 	gr.reason[sizeof(gr.reason) - 1] = '\0';
 	m->granted = true;
+	m->opened = gr.error == DOCA_SUCCESS;
 	if (gr.error != DOCA_SUCCESS) {
 		SD_LOG_ERR("import: the exporter at %s (pid %u) refused: %s", m->peer, sd_ucx_peer_pid(c), gr.reason);
 		m->grant_err = gr.error == DOCA_ERROR_NOT_FOUND || gr.error == DOCA_ERROR_NOT_PERMITTED ||
 				       gr.error == DOCA_ERROR_NO_MEMORY
 			       ? (doca_error_t)gr.error
 			       : DOCA_ERROR_INVALID_VALUE;
-	} else if (gr.addr != m->addr || gr.len != m->len || gr.access != m->access) {
-		SD_LOG_ERR("import: the exporter at %s grants 0x%llx+%llu access 0x%x, the descriptor says "
-			   "0x%llx+%llu access 0x%x",
-			   m->peer, (unsigned long long)gr.addr, (unsigned long long)gr.len, gr.access,
-			   (unsigned long long)m->addr, (unsigned long long)m->len, m->access);
+	} else if (gr.addr != m->addr || gr.len != m->len || gr.access != m->access || gr.kind != m->kind) {
+		SD_LOG_ERR("import: the exporter at %s grants 0x%llx+%llu access 0x%x kind %u, the descriptor says "
+			   "0x%llx+%llu access 0x%x kind %u",
+			   m->peer, (unsigned long long)gr.addr, (unsigned long long)gr.len, gr.access, gr.kind,
+			   (unsigned long long)m->addr, (unsigned long long)m->len, m->access, m->kind);
 		m->grant_err = DOCA_ERROR_INVALID_VALUE;
 	} else {
 		m->grant_err = DOCA_SUCCESS;
@@ -591,6 +728,10 @@ void sd_ucx_rm_message(struct uconn *c, bool server, uint32_t kind, uint32_t arg
 			serve_open(c, data, len);
 		else if (kind == LK_RM_READ || kind == LK_RM_WRITE)
 			serve_io(c, kind == LK_RM_WRITE, arg, data, len);
+		else if (kind == LK_RM_ATOMIC)
+			serve_atomic(c, arg, data, len);
+		else if (kind == LK_RM_DETACH && arg == 0)
+			serve_detach(c, len);
 		else
 			hostile(c, "sent a message only an exporter sends");
 		return;
@@ -601,6 +742,16 @@ void sd_ucx_rm_message(struct uconn *c, bool server, uint32_t kind, uint32_t arg
 		on_done(c, sd_ucx_rm(c), arg, data, len);
 	else
 		hostile(c, "sent a message only an importer sends");
+}
+
+/* Close an import's connection (lock held), telling the exporter first that
+ * this is a release and not a loss (remote_cell.c: a sync event's exporter
+ * watches for importers that go away). */
+static void detach_close(struct rimp *m)
+{
+	if (m->opened)
+		(void)sd_ucx_send(m->c, LK_RM_DETACH, 0, NULL, 0, NULL, 0);
+	sd_ucx_rm_close(m->c);
 }
 
 static doca_error_t ux_import(const struct sd_remote_ndesc *d, uint8_t my_side, void **handle)
@@ -637,6 +788,7 @@ static doca_error_t ux_import(const struct sd_remote_ndesc *d, uint8_t my_side, 
 	m->addr = d->addr;
 	m->len = d->len;
 	m->access = d->access;
+	m->kind = d->kind;
 	snprintf(m->peer, sizeof(m->peer), d->family == 6 ? "[%s]:%u" : "%s:%u", ip, (unsigned)d->port);
 	sd_ucx_lock();
 	err = sd_ucx_rm_connect(&sa, salen, d->card, d->pci, &c);
@@ -666,7 +818,7 @@ static doca_error_t ux_import(const struct sd_remote_ndesc *d, uint8_t my_side, 
 	}
 	err = m->grant_err;
 	if (err != DOCA_SUCCESS) {
-		sd_ucx_rm_close(c);
+		detach_close(m);
 		sd_ucx_unlock();
 		free(m);
 		return err;
@@ -676,8 +828,12 @@ static doca_error_t ux_import(const struct sd_remote_ndesc *d, uint8_t my_side, 
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t ux_rw(void *handle, bool write, uint64_t raddr, uint8_t *local, size_t len)
+/* A read or write of len bytes, or (at != NULL) one atomic operation whose
+ * 8-byte answer lands in local. */
+static doca_error_t ux_rw(void *handle, bool write, uint64_t raddr, uint8_t *local, size_t len,
+			  const struct rm_atomic *at)
 {
+	const char *what = at != NULL ? "atomic" : write ? "write" : "read";
 	struct rimp *m = handle;
 	struct rcall call = {0};
 	uint64_t since, tmo;
@@ -715,8 +871,9 @@ static doca_error_t ux_rw(void *handle, bool write, uint64_t raddr, uint8_t *loc
 			r->call = &call;
 			io.addr = r->raddr;
 			io.len = n;
-			if (!sd_ucx_send(m->c, write ? LK_RM_WRITE : LK_RM_READ, r->id, &io, sizeof(io),
-					 write ? r->local : NULL, write ? n : 0)) {
+			if (at != NULL ? !sd_ucx_send(m->c, LK_RM_ATOMIC, r->id, at, sizeof(*at), NULL, 0)
+				       : !sd_ucx_send(m->c, write ? LK_RM_WRITE : LK_RM_READ, r->id, &io, sizeof(io),
+						      write ? r->local : NULL, write ? n : 0)) {
 				free(r);
 				call.err = DOCA_ERROR_CONNECTION_RESET;
 				break;
@@ -734,7 +891,7 @@ static doca_error_t ux_rw(void *handle, bool write, uint64_t raddr, uint8_t *loc
 			since = m->progress_ns;
 		if (sd_ucx_now() >= since + tmo) {
 			SD_LOG_ERR("remote %s: the exporter at %s answered nothing for %llu ms; dropping the connection",
-				   write ? "write" : "read", m->peer, (unsigned long long)(tmo / 1000000));
+				   what, m->peer, (unsigned long long)(tmo / 1000000));
 			sd_ucx_drop(m->c, DOCA_ERROR_CONNECTION_RESET);
 			continue;
 		}
@@ -743,19 +900,33 @@ static doca_error_t ux_rw(void *handle, bool write, uint64_t raddr, uint8_t *loc
 	if (call.err == DOCA_ERROR_CONNECTION_RESET)
 		SD_LOG_ERR("remote %s of %zu bytes at 0x%llx: the link to the exporter at %s is gone (the exporter "
 			   "died or the network is down)",
-			   write ? "write" : "read", len, (unsigned long long)raddr, m->peer);
+			   what, len, (unsigned long long)raddr, m->peer);
 	sd_ucx_unlock();
 	return call.err;
 }
 
 static doca_error_t ux_read(void *handle, uint64_t raddr, void *local, size_t len)
 {
-	return ux_rw(handle, false, raddr, local, len);
+	return ux_rw(handle, false, raddr, local, len, NULL);
 }
 
 static doca_error_t ux_write(void *handle, uint64_t raddr, const void *local, size_t len)
 {
-	return ux_rw(handle, true, raddr, (uint8_t *)(uintptr_t)local, len);
+	return ux_rw(handle, true, raddr, (uint8_t *)(uintptr_t)local, len, NULL);
+}
+
+static doca_error_t ux_atomic(void *handle, uint32_t op, uint64_t raddr, uint64_t operand, uint64_t *old)
+{
+	struct rm_atomic at = {.addr = raddr, .op = op, .operand = operand};
+	uint64_t v = 0;
+	doca_error_t err;
+
+	if (old == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	err = ux_rw(handle, false, raddr, (uint8_t *)&v, sizeof(v), &at);
+	if (err == DOCA_SUCCESS)
+		*old = v;
+	return err;
 }
 
 static void ux_release(void *handle)
@@ -768,7 +939,7 @@ static void ux_release(void *handle)
 	while (m->reqs != NULL)
 		req_finish(m, m->reqs, DOCA_ERROR_CONNECTION_RESET);
 	if (m->c != NULL)
-		sd_ucx_rm_close(m->c);
+		detach_close(m);
 	m->c = NULL;
 	sd_ucx_unlock();
 	free(m);
@@ -777,9 +948,11 @@ static void ux_release(void *handle)
 static const struct sd_link_remote_ops ux_ops = {
 	.export_mem = ux_export,
 	.unexport = ux_unexport,
+	.export_lost = ux_export_lost,
 	.import = ux_import,
 	.read = ux_read,
 	.write = ux_write,
+	.atomic = ux_atomic,
 	.release = ux_release,
 };
 

@@ -34,6 +34,16 @@ enum sd_side {
 	SD_SIDE_DPU = 1,
 };
 
+/* The link across machines the topology file names: its "link" key
+ * ("ucx://ADDR:PORT", at most SD_TOPO_LINK_MAX - 1 characters) and
+ * "link_secret_file" (a relative path is taken from the topology file's
+ * folder). SOFTDOCA_LINK and SOFTDOCA_LINK_SECRET_FILE take precedence
+ * (link_select.c). true with *url set (*secret_file may be NULL) when it
+ * names one; false without, or when the topology does not load (the
+ * device calls report why). */
+#define SD_TOPO_LINK_MAX 320
+bool sd_topo_link(const char **url, const char **secret_file);
+
 /* The side this library build is (host flavor or dpu flavor). */
 enum sd_side sd_side(void);
 const char *sd_side_name(enum sd_side side); /* "host" / "dpu" */

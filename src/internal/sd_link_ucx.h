@@ -165,15 +165,24 @@ typedef const struct sd_link_ops *(*sd_link_ucx_init_fn)(const struct sd_link_ur
 struct sd_remote_ndesc;
 
 struct sd_link_remote_ops {
-	/* Serve [addr, addr+len) as (card, side, pci) and fill *d. */
-	doca_error_t (*export_mem)(void *addr, size_t len, uint32_t access, uint32_t card, uint8_t side,
-				   const char *pci, struct sd_remote_ndesc *d);
-	/* Revoke an export (later opens and accesses fail NOT_FOUND). */
+	/* Serve [addr, addr+len) as (card, side, pci) and fill *d. kind
+	 * (SD_REMOTE_NKIND_*): memory, moved by read/write; or a sync event's
+	 * 8-byte value, moved by atomic only, which must stay mapped until
+	 * unexport returns. */
+	doca_error_t (*export_mem)(void *addr, size_t len, uint32_t access, uint32_t kind, uint32_t card,
+				   uint8_t side, const char *pci, struct sd_remote_ndesc *d);
+	/* Revoke an export (later opens and accesses fail NOT_FOUND); once it
+	 * returns, no access of a peer touches the range. */
 	void (*unexport)(uint64_t id);
+	/* An importer of this export lost its link without releasing it. */
+	bool (*export_lost)(uint64_t id);
 	/* Connect to the exporter d names, authenticate, open the export. */
 	doca_error_t (*import)(const struct sd_remote_ndesc *d, uint8_t my_side, void **handle);
 	doca_error_t (*read)(void *handle, uint64_t raddr, void *local, size_t len);
 	doca_error_t (*write)(void *handle, uint64_t raddr, const void *local, size_t len);
+	/* One atomic operation (enum sd_remote_atomic_op) on the 8 bytes of a
+	 * value export at raddr; *old receives the value before it. */
+	doca_error_t (*atomic)(void *handle, uint32_t op, uint64_t raddr, uint64_t operand, uint64_t *old);
 	void (*release)(void *handle);
 };
 

@@ -175,9 +175,16 @@ struct sd_remote_ndesc {
 	uint8_t token[SD_REMOTE_TOKEN_LEN]; /* random, per export */
 	uint8_t ip[16];         /* the listener's address (IPv4: the first 4 bytes, rest zero) */
 	char pci[SD_REMOTE_PCI_MAX];        /* exporter's PCI function, NUL-terminated */
-	uint64_t reserved;      /* zero */
+	uint32_t kind;          /* SD_REMOTE_NKIND_*: what the importer may do with it */
+	uint32_t reserved;      /* zero */
 	uint64_t checksum;      /* FNV-1a 64 of every byte before this field */
 };
+
+/* Memory (doca_mmap_export_pci; read and write), or the 8-byte value of a
+ * doca_sync_event (doca_sync_event_export_to_remote_pci; atomic operations
+ * only, sd_remote_atomic). */
+#define SD_REMOTE_NKIND_MEM 0u
+#define SD_REMOTE_NKIND_CELL 1u
 
 #define SD_REMOTE_NDESC_SIZE 112u
 _Static_assert(sizeof(struct sd_remote_ndesc) == SD_REMOTE_NDESC_SIZE, "network descriptor is 112 bytes");
@@ -188,6 +195,7 @@ _Static_assert(__builtin_offsetof(struct sd_remote_ndesc, id) == 24, "id at 24")
 _Static_assert(__builtin_offsetof(struct sd_remote_ndesc, token) == 48, "token at 48");
 _Static_assert(__builtin_offsetof(struct sd_remote_ndesc, ip) == 64, "ip at 64");
 _Static_assert(__builtin_offsetof(struct sd_remote_ndesc, pci) == 80, "pci at 80");
+_Static_assert(__builtin_offsetof(struct sd_remote_ndesc, kind) == 96, "kind at 96");
 _Static_assert(__builtin_offsetof(struct sd_remote_ndesc, checksum) == 104, "checksum at 104");
 
 /* FNV-1a 64 over the network descriptor's bytes before `checksum`. */
@@ -271,6 +279,38 @@ doca_error_t sd_remote_write(struct sd_remote *r, uint64_t remote_addr, const vo
  * a DMA already in flight completes. */
 doca_error_t sd_remote_direct(struct sd_remote *r, bool write, uint64_t remote_addr, size_t len, uint8_t **ptr);
 
+/* ---- across the network only ------------------------------------------- */
+
+/*
+ * What remote_cell.c needs of the network export (SOFTDOCA_LINK=ucx://) to
+ * serve a sync event's value; sd_remote_export/_import use the same with
+ * kind SD_REMOTE_NKIND_MEM.
+ *   sd_remote_export_net: as sd_remote_export, of kind SD_REMOTE_NKIND_*;
+ *     AGAIN when no SOFTDOCA_LINK is set (the local fabric applies). A
+ *     value export (NKIND_CELL, 8 bytes) must stay mapped until
+ *     sd_remote_export_free returns.
+ *   sd_remote_import_net: as sd_remote_import, of a network descriptor
+ *     that must be of that kind (INVALID_VALUE otherwise);
+ *     NOT_SUPPORTED without SOFTDOCA_LINK.
+ *   sd_remote_atomic: one atomic operation on an imported value, which the
+ *     exporter's UCX thread runs; the errors of sd_remote_read (NOT_FOUND
+ *     once revoked, CONNECTION_RESET when the exporter or the link is gone).
+ *   sd_remote_export_lost: an importer's link to this export failed before
+ *     the importer released it (it died, or the network went down).
+ */
+enum sd_remote_atomic_op {
+	SD_REMOTE_ATOMIC_GET = 1,
+	SD_REMOTE_ATOMIC_SET = 2,
+	SD_REMOTE_ATOMIC_ADD = 3,
+};
+
+doca_error_t sd_remote_export_net(void *addr, size_t len, uint32_t access, uint32_t kind, uint32_t card,
+				  enum sd_side side, const char *pci_addr, void **desc, size_t *desc_len);
+doca_error_t sd_remote_import_net(const void *desc, size_t desc_len, uint32_t kind, uint32_t my_card,
+				  enum sd_side my_side, struct sd_remote **out);
+doca_error_t sd_remote_atomic(struct sd_remote *r, enum sd_remote_atomic_op op, uint64_t operand, uint64_t *old);
+bool sd_remote_export_lost(const void *desc);
+
 /* ---- shared 64-bit cells (doca_sync_event across the link) ------------ */
 
 /*
@@ -329,17 +369,30 @@ _Static_assert(__builtin_offsetof(struct sd_cell_desc, checksum) == 88, "checksu
 
 struct sd_cell;
 
+/* What sd_cell_export writes: the local descriptor, or with
+ * SOFTDOCA_LINK=ucx:// the network one (an export of kind
+ * SD_REMOTE_NKIND_CELL; see "Across a network" in remote_cell.c). */
+union sd_cell_export_desc {
+	struct sd_cell_desc local;
+	uint8_t net[SD_REMOTE_NDESC_SIZE];
+};
+
 /* Exporter: a new cell (value 0) in a memfd page of this process. */
 doca_error_t sd_cell_create(struct sd_cell **out);
-/* Fill *desc (SD_CELL_DESC_SIZE bytes) naming the cell as memory of
- * (card, side, pci_addr). */
+/* Fill *desc (*desc_len bytes of it) naming the cell as memory of
+ * (card, side, pci_addr); across the network, the first call also starts
+ * serving it there (an unusable SOFTDOCA_LINK fails the export). */
 doca_error_t sd_cell_export(struct sd_cell *c, uint32_t card, enum sd_side side, const char *pci_addr,
-			    struct sd_cell_desc *desc);
-/* Importer: check a descriptor and map the exporter's cell. */
+			    union sd_cell_export_desc *desc, size_t *desc_len);
+/* Importer: check a descriptor (either kind) and map the exporter's cell,
+ * or across the network open it and make one round trip to it. */
 doca_error_t sd_cell_import(const void *desc, size_t desc_len, uint32_t my_card, enum sd_side my_side,
 			    struct sd_cell **out);
-/* The 8-byte aligned value, for __atomic_* operations. */
+/* The 8-byte aligned value, for __atomic_* operations; NULL for a cell
+ * imported across the network, whose value only sd_cell_net_op reaches. */
 uint64_t *sd_cell_value(struct sd_cell *c);
+/* A network import: one operation (sd_remote_atomic) on the value. */
+doca_error_t sd_cell_net_op(struct sd_cell *c, enum sd_remote_atomic_op op, uint64_t operand, uint64_t *old);
 /* SUCCESS, NOT_FOUND (the exporter revoked it) or CONNECTION_RESET (a peer
  * process that attached, or the exporter, died). Reads /proc: rate-limit it. */
 doca_error_t sd_cell_peer_check(struct sd_cell *c);

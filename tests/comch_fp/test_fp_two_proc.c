@@ -914,44 +914,7 @@ static void test_producer_faults(void **state)
 
 /* usage: test_fp_two_proc [all|ring|faults [ucx]]
  * "ucx" after the mode: both processes over the UCX link on 127.0.0.1
- * (SOFTDOCA_LINK, inherited by the peer) instead of the fabric directory:
- * a secret of mode 0600 in a directory of our own, a free port. */
-static char ucx_dir[64];
-
-static void ucx_cleanup(void)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/secret", ucx_dir);
-	unlink(path);
-	rmdir(ucx_dir);
-}
-
-static bool use_ucx(void)
-{
-	char path[128], url[64];
-	int fd;
-
-	snprintf(ucx_dir, sizeof(ucx_dir), "/tmp/sd-fp-ucx-XXXXXX");
-	if (mkdtemp(ucx_dir) == NULL)
-		return false;
-	atexit(ucx_cleanup);
-	snprintf(path, sizeof(path), "%s/secret", ucx_dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-	if (fd < 0 || write(fd, "fast path test secret", 21) != 21) {
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	close(fd);
-	if (ucx_loop_url(url, sizeof(url)) == 0)
-		return false;
-	setenv("SOFTDOCA_LINK", url, 1);
-	setenv("SOFTDOCA_LINK_SECRET_FILE", path, 1);
-	setenv("UCX_TLS", "tcp", 0);
-	return true;
-}
-
+ * (SOFTDOCA_LINK, inherited by the peer) instead of the fabric directory. */
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -978,7 +941,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 2 && strcmp(argv[2], "ucx") == 0 && !use_ucx()) {
+	if (argc > 2 && strcmp(argv[2], "ucx") == 0 && !ucx_loop_env("fast path test secret")) {
 		fprintf(stderr, "cannot set up the UCX link (secret file, port)\n");
 		return 1;
 	}

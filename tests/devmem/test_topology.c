@@ -272,6 +272,16 @@ static void broken_files(void **s)
 		 "DOCA_ERROR_INVALID_VALUE", ": cards[0].dpu.pfs[0].reps[0].iface: length must be 1..63"},
 		{"{\"caps\": {\"active_rate\": true}, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
 		 ": caps.active_rate: must be a non-negative integer"},
+		/* the link across machines */
+		{"{\"link\": 5, \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE", ": link: must be a string"},
+		{"{\"link\": \"\", \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": link: must be 1 to 319 characters"},
+		{"{\"link\": \"tcp://10.0.0.1:1\", \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": link: must be ucx://ADDR:PORT"},
+		{"{\"link_secret_file\": \"s\", \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": link_secret_file: given without \"link\""},
+		{"{\"link\": \"ucx://10.0.0.1:1\", \"link_secret_file\": [], \"cards\": [{}]}",
+		 "DOCA_ERROR_INVALID_VALUE", ": link_secret_file: must be a string"},
 	};
 	struct run r;
 

@@ -35,6 +35,7 @@
 
 #include "sd_remote.h" /* the descriptor layout, to forge descriptors */
 #include "se_proto.h"
+#include "../common/ucx_loop_util.h"
 
 #ifdef DOCA_ARCH_DPU
 #define MY_PCI "03:00.0"
@@ -45,6 +46,8 @@
 static struct doca_dev *g_dev;
 static char peer_exe[PATH_MAX];
 static bool have_peer;
+/* "ucx": both processes on the UCX link over 127.0.0.1 (its descriptors) */
+static bool g_ucx;
 
 static uint64_t now_ms(void)
 {
@@ -618,7 +621,7 @@ static struct doca_sync_event *import_from_peer(struct peer *p, struct se_reply 
 
 	*exp = peer_cmd(p, SE_EXPORT, 0, 0, NULL, 0);
 	assert_int_equal(exp->status, DOCA_SUCCESS);
-	assert_int_equal(exp->desc_len, SD_CELL_DESC_SIZE);
+	assert_int_equal(exp->desc_len, g_ucx ? SD_REMOTE_NDESC_SIZE : SD_CELL_DESC_SIZE);
 	assert_int_equal(doca_sync_event_create_from_export(g_dev, exp->desc, exp->desc_len, &ev), DOCA_SUCCESS);
 	/* An imported event is configured already. */
 	assert_int_equal(doca_sync_event_add_publisher_location_cpu(ev, g_dev), DOCA_ERROR_BAD_STATE);
@@ -694,6 +697,7 @@ static void test_export_to_peer(void **state)
 	assert_int_equal(doca_sync_event_start(ev), DOCA_SUCCESS);
 	assert_int_equal(doca_sync_event_update_set(ev, 100), DOCA_SUCCESS);
 	assert_int_equal(doca_sync_event_export_to_remote_pci(ev, g_dev, &data, &sz), DOCA_SUCCESS);
+	assert_int_equal(sz, g_ucx ? SD_REMOTE_NDESC_SIZE : SD_CELL_DESC_SIZE);
 	peer_start(&p);
 	assert_int_equal(peer_cmd(&p, SE_IMPORT, 0, 0, data, sz).status, DOCA_SUCCESS);
 	r = peer_cmd(&p, SE_GET, 0, 0, NULL, 0);
@@ -917,7 +921,10 @@ static int group_teardown(void **state)
 	return doca_dev_close(g_dev) == DOCA_SUCCESS ? 0 : -1;
 }
 
-int main(void)
+/* usage: test_sync_event [ucx]: with "ucx", only the two-process cases,
+ * both processes on the UCX link over 127.0.0.1 (the event's value is then
+ * served by the exporter's UCX thread, sync_event.c / remote_cell.c). */
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_args),
@@ -932,9 +939,27 @@ int main(void)
 		cmocka_unit_test(test_dead_importer),
 		cmocka_unit_test(test_forged),
 	};
+	const struct CMUnitTest ucx_tests[] = {
+		cmocka_unit_test(test_import_from_peer),
+		cmocka_unit_test(test_export_to_peer),
+		cmocka_unit_test(test_dead_exporter),
+		cmocka_unit_test(test_dead_importer),
+	};
 
 	signal(SIGPIPE, SIG_IGN);
 	find_peer();
 	printf("# peer: %s\n", have_peer ? peer_exe : "(none: two-process cases skip)");
+	if (argc > 1 && strcmp(argv[1], "ucx") == 0) {
+		if (!have_peer) {
+			printf("# no other-flavor sync_event_peer: skipped\n");
+			return 77;
+		}
+		if (!ucx_loop_env("sync event test secret")) {
+			fprintf(stderr, "cannot set up the UCX link (secret file, port)\n");
+			return 1;
+		}
+		g_ucx = true;
+		return cmocka_run_group_tests_name("sync_event_ucx", ucx_tests, group_setup, group_teardown);
+	}
 	return cmocka_run_group_tests_name("sync_event", tests, group_setup, group_teardown);
 }

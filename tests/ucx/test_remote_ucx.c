@@ -62,7 +62,7 @@ static void test_read_write_many_chunks(void **state)
 	assert_non_null(src);
 	assert_non_null(back);
 	fill(exp, n, 1);
-	assert_int_equal(rm->export_mem(exp, n, RW, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
+	assert_int_equal(rm->export_mem(exp, n, RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
 	assert_int_equal(d.family, 4);
 	assert_int_not_equal(d.port, 0);
 	assert_int_equal(rm->import(&d, DPU, &h), DOCA_SUCCESS);
@@ -93,7 +93,7 @@ static void test_exporter_enforces(void **state)
 
 	(void)state;
 	memset(ro, 'r', sizeof(ro));
-	assert_int_equal(rm->export_mem(ro, sizeof(ro), RO, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
+	assert_int_equal(rm->export_mem(ro, sizeof(ro), RO, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
 	assert_int_equal(rm->import(&d, DPU, &h), DOCA_SUCCESS);
 	/* read-only: a write is refused by the exporter, nothing changes */
 	assert_int_equal(rm->write(h, d.addr, "xxxx", 4), DOCA_ERROR_NOT_PERMITTED);
@@ -120,7 +120,7 @@ static void test_exporter_enforces(void **state)
 	assert_int_equal(rm->import(&bad, DPU, &h), DOCA_ERROR_NOT_PERMITTED);
 
 	/* revoked: an open import fails NOT_FOUND, so does a new one */
-	assert_int_equal(rm->export_mem(rwb, sizeof(rwb), RW, 0, HOST, "0000:3b:00.0", &w), DOCA_SUCCESS);
+	assert_int_equal(rm->export_mem(rwb, sizeof(rwb), RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &w), DOCA_SUCCESS);
 	assert_int_equal(rm->import(&w, DPU, &h), DOCA_SUCCESS);
 	assert_int_equal(rm->write(h, w.addr, "ok", 2), DOCA_SUCCESS);
 	rm->unexport(w.id);
@@ -143,7 +143,7 @@ static void test_unmapped_is_io_failed(void **state)
 	(void)state;
 	p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
-	assert_int_equal(rm->export_mem(p, 2 * pg, RW, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
+	assert_int_equal(rm->export_mem(p, 2 * pg, RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
 	assert_int_equal(rm->import(&d, DPU, &h), DOCA_SUCCESS);
 	munmap(p + pg, pg);
 	assert_int_equal(rm->read(h, d.addr, buf, sizeof(buf)), DOCA_SUCCESS);
@@ -171,7 +171,7 @@ static void test_nobody_listens(void **state)
 	void *h = NULL;
 
 	(void)state;
-	assert_int_equal(rm->export_mem(m, sizeof(m), RW, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
+	assert_int_equal(rm->export_mem(m, sizeof(m), RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
 	/* a port of the loopback nobody listens on */
 	d.port = ucx_loop_free_port();
 	assert_int_not_equal(d.port, 0);
@@ -217,7 +217,7 @@ static void test_concurrent_callers(void **state)
 	(void)state;
 	assert_non_null(exp);
 	fill(exp, n, 3);
-	assert_int_equal(rm->export_mem(exp, n, RO, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
+	assert_int_equal(rm->export_mem(exp, n, RO, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d), DOCA_SUCCESS);
 	assert_int_equal(rm->import(&d, DPU, &h), DOCA_SUCCESS);
 	for (i = 0; i < 6; i++) {
 		rd[i] = (struct reader){.h = h, .addr = d.addr, .want = exp, .n = n};
@@ -232,6 +232,124 @@ static void test_concurrent_callers(void **state)
 	free(exp);
 }
 
+/* A sync event's value (SD_REMOTE_NKIND_CELL): only atomic operations,
+ * run by the exporter on its own 8 bytes; memory exports take none. */
+static void test_value_export(void **state)
+{
+	static uint64_t value __attribute__((aligned(8)));
+	static uint64_t ro_value __attribute__((aligned(8))) = 9;
+	static uint8_t mem[64];
+	struct sd_remote_ndesc d, r, m, bad;
+	uint64_t old = 0, buf = 0;
+	void *h = NULL, *hr = NULL, *hm = NULL;
+
+	(void)state;
+	value = 40;
+	assert_int_equal(rm->export_mem(&value, 8, RW, SD_REMOTE_NKIND_CELL, 0, HOST, "0000:3b:00.0", &d),
+			 DOCA_SUCCESS);
+	assert_int_equal(d.kind, SD_REMOTE_NKIND_CELL);
+	assert_int_equal(rm->import(&d, DPU, &h), DOCA_SUCCESS);
+	assert_int_equal(rm->atomic(h, SD_REMOTE_ATOMIC_GET, d.addr, 0, &old), DOCA_SUCCESS);
+	assert_int_equal(old, 40);
+	assert_int_equal(rm->atomic(h, SD_REMOTE_ATOMIC_ADD, d.addr, 2, &old), DOCA_SUCCESS);
+	assert_int_equal(old, 40);
+	assert_int_equal(value, 42);
+	assert_int_equal(rm->atomic(h, SD_REMOTE_ATOMIC_SET, d.addr, 7, &old), DOCA_SUCCESS);
+	assert_int_equal(old, 42);
+	assert_int_equal(value, 7);
+	value = 1000; /* the exporter's own update is what the importer sees next */
+	assert_int_equal(rm->atomic(h, SD_REMOTE_ATOMIC_GET, d.addr, 0, &old), DOCA_SUCCESS);
+	assert_int_equal(old, 1000);
+	/* the value is not memory: no read, no write, no other address */
+	assert_int_equal(rm->read(h, d.addr, &buf, 8), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(rm->write(h, d.addr, &buf, 8), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(value, 1000);
+	assert_int_equal(rm->atomic(h, SD_REMOTE_ATOMIC_ADD, d.addr + 8, 1, &old), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(value, 1000);
+	/* a descriptor whose kind was changed does not match the grant */
+	bad = d;
+	bad.kind = SD_REMOTE_NKIND_MEM;
+	assert_int_equal(rm->import(&bad, DPU, &hr), DOCA_ERROR_INVALID_VALUE);
+
+	/* read-only: a get, never an update */
+	assert_int_equal(rm->export_mem(&ro_value, 8, RO, SD_REMOTE_NKIND_CELL, 0, HOST, "0000:3b:00.0", &r),
+			 DOCA_SUCCESS);
+	assert_int_equal(rm->import(&r, DPU, &hr), DOCA_SUCCESS);
+	assert_int_equal(rm->atomic(hr, SD_REMOTE_ATOMIC_SET, r.addr, 1, &old), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(rm->atomic(hr, SD_REMOTE_ATOMIC_ADD, r.addr, 1, &old), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(rm->atomic(hr, SD_REMOTE_ATOMIC_GET, r.addr, 0, &old), DOCA_SUCCESS);
+	assert_int_equal(old, 9);
+	assert_int_equal(ro_value, 9);
+	rm->release(hr);
+	rm->unexport(r.id);
+
+	/* memory takes no atomic operation */
+	assert_int_equal(rm->export_mem(mem, sizeof(mem), RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &m),
+			 DOCA_SUCCESS);
+	assert_int_equal(rm->import(&m, DPU, &hm), DOCA_SUCCESS);
+	assert_int_equal(rm->atomic(hm, SD_REMOTE_ATOMIC_ADD, m.addr, 1, &old), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(mem[0], 0);
+	rm->release(hm);
+	rm->unexport(m.id);
+
+	/* revoked: the open import fails NOT_FOUND; a release is no loss */
+	assert_false(rm->export_lost(d.id));
+	rm->unexport(d.id);
+	assert_int_equal(rm->atomic(h, SD_REMOTE_ATOMIC_GET, d.addr, 0, &old), DOCA_ERROR_NOT_FOUND);
+	rm->release(h);
+}
+
+/* Open an export by hand and close the connection, detaching first or not:
+ * the exporter counts an importer that left without releasing as lost. */
+static bool lost_after_close(bool detach)
+{
+	static uint64_t value __attribute__((aligned(8)));
+	struct sd_remote_ndesc d;
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	struct uconn *c = NULL;
+	struct {
+		uint64_t id;
+		uint8_t token[SD_REMOTE_TOKEN_LEN];
+		uint32_t card;
+		uint8_t side, reserved[3];
+	} open_msg;
+	bool lost = false;
+	int i;
+
+	if (rm->export_mem(&value, 8, RW, SD_REMOTE_NKIND_CELL, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
+		return false;
+	memset(&open_msg, 0, sizeof(open_msg));
+	open_msg.id = d.id;
+	memcpy(open_msg.token, d.token, sizeof(open_msg.token));
+	open_msg.side = DPU;
+	sin.sin_port = htons(d.port);
+	memcpy(&sin.sin_addr, d.ip, 4);
+	sd_ucx_lock();
+	if (sd_ucx_rm_connect((struct sockaddr_storage *)(void *)&sin, sizeof(sin), 0, "0000:03:00.0", &c) ==
+	    DOCA_SUCCESS) {
+		/* no need to wait for the grant: the messages stay in order */
+		(void)sd_ucx_send(c, LK_RM_OPEN, 0, &open_msg, sizeof(open_msg), NULL, 0);
+		if (detach)
+			(void)sd_ucx_send(c, LK_RM_DETACH, 0, NULL, 0, NULL, 0);
+		sd_ucx_rm_close(c);
+	}
+	sd_ucx_unlock();
+	for (i = 0; i < 300 && !lost; i++) {
+		lost = rm->export_lost(d.id);
+		if (!lost)
+			usleep(2000);
+	}
+	rm->unexport(d.id);
+	return lost;
+}
+
+static void test_value_export_lost(void **state)
+{
+	(void)state;
+	assert_true(lost_after_close(false));
+	assert_false(lost_after_close(true));
+}
+
 /* A raw, authenticated remote-memory connection to the exporter sends msg;
  * the exporter must drop it (seen here as the connection failing). */
 static bool dropped_after(uint32_t kind, uint32_t arg, const void *msg, size_t len)
@@ -243,7 +361,7 @@ static bool dropped_after(uint32_t kind, uint32_t arg, const void *msg, size_t l
 	bool gone = false;
 	int i;
 
-	if (rm->export_mem(m, sizeof(m), RW, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
+	if (rm->export_mem(m, sizeof(m), RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
 		return false;
 	sin.sin_port = htons(d.port);
 	memcpy(&sin.sin_addr, d.ip, 4);
@@ -277,6 +395,9 @@ static void test_hostile_importer(void **state)
 	/* what only an exporter sends */
 	assert_true(dropped_after(LK_RM_DONE, 1, junk, 16));
 	assert_true(dropped_after(LK_RM_GRANT, 0, junk, sizeof(junk)));
+	/* a value's operation or a detach before RM_OPEN */
+	assert_true(dropped_after(LK_RM_ATOMIC, 1, junk, 24));
+	assert_true(dropped_after(LK_RM_DETACH, 0, NULL, 0));
 	/* a Comch frame on a remote-memory connection (LK_FRAME is kind 5) */
 	assert_true(dropped_after(5, 0, frame, sizeof(frame)));
 }
@@ -310,6 +431,8 @@ int main(void)
 		cmocka_unit_test(test_concurrent_callers),
 		cmocka_unit_test(test_exporter_fallback),
 		cmocka_unit_test(test_hostile_importer),
+		cmocka_unit_test(test_value_export),
+		cmocka_unit_test(test_value_export_lost),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -16,7 +16,7 @@
 # of mode 0644 refused, a second listener on the port refused, a killed server
 # and a downed veth both reported to the client within a bounded time,
 # (with DOCA_SAMPLES_DIR) NVIDIA's comch_data_path_high_speed samples (the
-# fast path) across the veth;
+# fast path) and sync_event_local_pci/remote_pci (both ways) across the veth;
 # remote DMA: the dma_copy_host/dma_copy_dpu samples (NVIDIA's with
 # DOCA_SAMPLES_DIR, else the tree's) with the descriptor files carried
 # across, sha256 checked, an importer with the wrong secret, an exporter
@@ -173,6 +173,28 @@ else
 	bad "the server did not start" "$T/s1.out" "$T/s1.err"
 fi
 
+# ---- 1b: the link named by the topology file instead of the variables -----
+# (a relative link_secret_file is the topology file's neighbour)
+mkdir -p "$T/topo"
+cp "$T/secret" "$T/topo/link-secret"
+chmod 600 "$T/topo/link-secret"
+cat >"$T/topo/link.json" <<EOF_TOPO
+{ "link": "$URL", "link_secret_file": "link-secret",
+  "cards": [ { "dpu": { "pfs": [ { "pci": "03:00.0", "reps": [ "3b:00.0" ] } ] },
+               "host": { "functions": [ { "pci": "3b:00.0" } ] } } ] }
+EOF_TOPO
+side "$B" host c1t /nonexistent env -u SOFTDOCA_LINK -u SOFTDOCA_LINK_SECRET_FILE \
+	SOFTDOCA_TOPOLOGY="$T/topo/link.json" "$CLI" svc leave
+wait_exit "$last" 30
+rc=$?
+if [ $rc -eq 0 ] && grep -q "GOT ping" "$T/c1t.out" && grep -q "from the topology file" "$T/c1t.err" &&
+	grep -q "link transport: UCX, $URL (authenticated with the secret of the topology's link_secret_file)" \
+		"$T/c1t.err"; then
+	ok "the host side takes the link and its secret (a relative path) from SOFTDOCA_TOPOLOGY: echo answered"
+else
+	bad "the link from the topology file (client exit $rc)" "$T/c1t.out" "$T/c1t.err"
+fi
+
 # ---- 2: wrong secret ---------------------------------------------------------
 side "$B" host c2 "$T/wrong" "$CLI" svc leave
 wait_exit "$last" 30
@@ -260,6 +282,31 @@ prefix_of() { option_of "$1" prefix; } # BUILD_DIR -> its install prefix
 san_opts=
 san=$(option_of "$BUILD" b_sanitize)
 [ -n "$san" ] && [ "$san" != none ] && san_opts="-Db_sanitize=$san -Db_lundef=false"
+# sample_pair NAME LABEL ARM_EXE "ARM ARGS" HOST_EXE "HOST ARGS": NVIDIA's
+# Arm-side sample first (it serves the Comch connection), then the host one;
+# ok when both exit 0, say "Sample finished successfully" and met nothing
+# NOT_SUPPORTED. Output in $T/NAME-arm.* and $T/NAME-host.*.
+sample_pair() {
+	local name=$1 label=$2 arm=$3 arm_args=$4 hst=$5 hst_args=$6 npid crc src
+	# shellcheck disable=SC2086 # the arguments: words
+	side "$A" dpu "$name-arm" "$T/secret" "$arm" $arm_args
+	npid=$last
+	wait_for "$T/$name-arm.err" "listening on" 15 >/dev/null
+	# shellcheck disable=SC2086
+	side "$B" host "$name-host" "$T/secret" "$hst" $hst_args
+	wait_exit "$last" 30
+	crc=$?
+	wait_exit "$npid" 15
+	src=$?
+	if [ $crc -eq 0 ] && [ $src -eq 0 ] &&
+		grep -q "Sample finished successfully" "$T/$name-arm.err" "$T/$name-arm.out" &&
+		grep -q "Sample finished successfully" "$T/$name-host.err" "$T/$name-host.out" &&
+		! grep -q "NOT_SUPPORTED" "$T/$name-arm.err" "$T/$name-host.err"; then
+		ok "$label: both finished successfully"
+	else
+		bad "$label (Arm exit $src, host exit $crc)" "$T/$name-arm.err" "$T/$name-host.err"
+	fi
+}
 samples=${DOCA_SAMPLES_DIR:-}
 if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server" ] && command -v meson >/dev/null; then
 	built=1
@@ -277,45 +324,58 @@ if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server
 			ninja -C "$T/b-$prog") >"$T/build-$prog.log" 2>&1 || built=0
 	done
 	if [ $built = 1 ]; then
-		side "$A" dpu n1 "$T/secret" "$T/b-comch_ctrl_path_server/doca_comch_ctrl_path_server" -p 03:00.0 -r 3b:00.0
-		npid=$last
-		wait_for "$T/n1.err" "listening on" 15 >/dev/null
-		side "$B" host n2 "$T/secret" "$T/b-comch_ctrl_path_client/doca_comch_ctrl_path_client" -p 3b:00.0
-		wait_exit "$last" 30
-		crc=$?
-		wait_exit "$npid" 15
-		src=$?
-		if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q "Sample finished successfully" "$T/n1.err" "$T/n1.out" &&
-			grep -q "Sample finished successfully" "$T/n2.err" "$T/n2.out"; then
-			ok "NVIDIA's comch_ctrl_path server and client across the veth: both finished successfully"
-		else
-			bad "comch_ctrl_path samples (server exit $src, client exit $crc)" "$T/n1.err" "$T/n2.err"
-		fi
+		sample_pair n1 "NVIDIA's comch_ctrl_path server and client across the veth" \
+			"$T/b-comch_ctrl_path_server/doca_comch_ctrl_path_server" "-p 03:00.0 -r 3b:00.0" \
+			"$T/b-comch_ctrl_path_client/doca_comch_ctrl_path_client" "-p 3b:00.0"
 		# The fast path across the network: the consumer's credits and
 		# the producer's messages travel on the Comch connection
 		# (fastpath.h, "Across a network"); both samples finish.
-		side "$A" dpu n3 "$T/secret" "$T/b-comch_data_path_high_speed_server/doca_comch_data_path_high_speed_server" \
-			-p 03:00.0 -r 3b:00.0
-		npid=$last
-		wait_for "$T/n3.err" "listening on" 15 >/dev/null
-		side "$B" host n4 "$T/secret" "$T/b-comch_data_path_high_speed_client/doca_comch_data_path_high_speed_client" \
-			-p 3b:00.0
-		wait_exit "$last" 30
-		crc=$?
-		wait_exit "$npid" 15
-		src=$?
-		if [ $crc -eq 0 ] && [ $src -eq 0 ] && grep -q "Sample finished successfully" "$T/n3.err" "$T/n3.out" &&
-			grep -q "Sample finished successfully" "$T/n4.err" "$T/n4.out" &&
-			! grep -q "NOT_SUPPORTED" "$T/n3.err" "$T/n4.err"; then
-			ok "NVIDIA's comch_data_path_high_speed server and client across the veth: both finished successfully"
-		else
-			bad "comch_data_path_high_speed over UCX (server exit $src, client exit $crc)" "$T/n3.err" "$T/n4.err"
-		fi
+		sample_pair n3 "NVIDIA's comch_data_path_high_speed server and client across the veth" \
+			"$T/b-comch_data_path_high_speed_server/doca_comch_data_path_high_speed_server" \
+			"-p 03:00.0 -r 3b:00.0" \
+			"$T/b-comch_data_path_high_speed_client/doca_comch_data_path_high_speed_client" "-p 3b:00.0"
 	else
 		bad "building NVIDIA's comch samples failed" "$T"/build-*.log
 	fi
 else
 	echo "# NVIDIA's Comch samples not run: set DOCA_SAMPLES_DIR to a doca-samples checkout"
+fi
+
+# ---- NVIDIA's sync event samples across the veth, both ways ---------------
+# sync_event_local_pci exports an event and sends the descriptor over Comch;
+# sync_event_remote_pci imports it; the two signal and wait on it in turn.
+# The value stays with the exporter and every operation of the importer
+# crosses the veth (remote_cell.c, "Across a network").
+if [ -n "$samples" ] && [ -d "$samples/samples/doca_common/sync_event_local_pci" ] && command -v meson >/dev/null; then
+	if [ ! -d "$T/ds" ]; then
+		mkdir -p "$T/ds"
+		cp -a "$samples/." "$T/ds/"
+		rm -rf "$T/ds/.git"
+		find "$T/ds" -name meson.build.public | while read -r f; do cp "$f" "${f%.public}"; done
+	fi
+	built=1
+	for pair in "dpu:sync_event_local_pci:$BUILD" "host:sync_event_remote_pci:$PEER" \
+		"dpu:sync_event_remote_pci:$BUILD" "host:sync_event_local_pci:$PEER"; do
+		IFS=: read -r fl prog bdir <<<"$pair"
+		st=$(prefix_of "$bdir")
+		# shellcheck disable=SC2086 # san_opts: zero or two words
+		(cd "$T/ds/samples/doca_common/$prog" &&
+			PKG_CONFIG_PATH="$st/lib/pkgconfig" meson setup $san_opts "$T/b-$fl-$prog" &&
+			ninja -C "$T/b-$fl-$prog") >"$T/build-$fl-$prog.log" 2>&1 || built=0
+	done
+	if [ $built = 1 ]; then
+		for dir in "local_pci:remote_pci" "remote_pci:local_pci"; do
+			IFS=: read -r arm hst <<<"$dir"
+			sample_pair "se-$arm" \
+				"NVIDIA's sync_event_$arm (Arm side) and sync_event_$hst (host) across the veth" \
+				"$T/b-dpu-sync_event_$arm/doca_sync_event_$arm" "-d 03:00.0 -r 3b:00.0" \
+				"$T/b-host-sync_event_$hst/doca_sync_event_$hst" "-d 3b:00.0"
+		done
+	else
+		bad "building NVIDIA's sync event samples failed" "$T"/build-*-sync_event_*.log
+	fi
+else
+	echo "# NVIDIA's sync event samples not run: set DOCA_SAMPLES_DIR to a doca-samples checkout"
 fi
 
 # ---- one Arm-side process, two host functions, two host machines ----------
