@@ -9,8 +9,10 @@ total_fail=0
 total_skip=0
 status=0
 # What runs under TSan: engine threads, per-thread PEs, two-process Comch
-# and its fast path (TSAN_OPTIONS from tests/meson.build: a race fails the test).
-tsan_suites="--suite core --suite comch --suite comch_fp --suite apps --suite dma"
+# and its fast path, sync events, the UCX module's thread (all of suite ucx
+# but the network-namespace script, which rebuilds NVIDIA's samples)
+# (TSAN_OPTIONS from tests/meson.build: a race fails the test).
+tsan_suites="--suite core --suite comch --suite comch_fp --suite apps --suite dma --suite sync_event --suite ucx --no-suite netns"
 for dir in host dpu asan-host asan-dpu tsan-host tsan-dpu; do
 	b="$BUILD/$dir"
 	[ -f "$b/build.ninja" ] || continue

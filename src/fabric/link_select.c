@@ -365,6 +365,14 @@ static void select_once(void)
 		snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s refused: %s", secret_name, secret_path, why);
 		return;
 	}
+	/* UCX's memory hooks (libucm) take their settings from the environment
+	 * when its libraries load, which the module's ucp_config_modify comes
+	 * too late for: said before the load, unless the user chose, so that
+	 * they stay off (link_ucx.c says why; under ThreadSanitizer a hooked
+	 * madvise at thread exit crashes the process). */
+	setenv("UCX_MEM_MALLOC_HOOKS", "no", 0);
+	setenv("UCX_MEM_MMAP_HOOK_MODE", "none", 0);
+	setenv("UCX_MEM_EVENTS", "no", 0);
 	{
 		char tried[PATH_MAX + 128];
 		void *h = open_module(tried, sizeof(tried));

@@ -252,7 +252,7 @@ static struct {
 	struct txb *pool; /* free large message buffers, pool_n of them */
 	unsigned int pool_n;
 	int asleep; /* the thread may be in poll (or about to be): wake_thread writes */
-	bool stop; /* process exit: the thread returns */
+	bool stop; /* process exit: the thread returns (atomic: the thread reads it unlocked) */
 	bool gone; /* UCX torn down: every call answers NOT_CONNECTED */
 } g = {.efd = -1, .wake = -1};
 
@@ -625,7 +625,8 @@ static void on_fp(struct uconn *c, uint32_t kind, const void *data, size_t len)
 	}
 	if (l == NULL)
 		return; /* not accepted yet, or closed: nobody to hand it to */
-	if (l->tap != NULL && l->fp_head == NULL && !g.stop && pthread_mutex_trylock(&l->tap_mu) == 0) {
+	if (l->tap != NULL && l->fp_head == NULL && !__atomic_load_n(&g.stop, __ATOMIC_ACQUIRE) &&
+	    pthread_mutex_trylock(&l->tap_mu) == 0) {
 		/* Nothing older held and no delivery under way: straight from
 		 * UCX's buffer to the tap, without our lock (the tap's rule;
 		 * am_recv holds it once), which saves a copy. tap_busy keeps
@@ -1344,7 +1345,7 @@ static void *progress_main(void *arg)
 	tick_ms = (int)(g.ping_ns / 2000000ull);
 	if (tick_ms < 50)
 		tick_ms = 50;
-	while (!g.stop) {
+	while (!__atomic_load_n(&g.stop, __ATOMIC_ACQUIRE)) {
 		unsigned int n;
 
 		do {
@@ -1362,7 +1363,7 @@ static void *progress_main(void *arg)
 		service();
 		pthread_mutex_unlock(&g.mu);
 		fp_drain_all();
-		if (g.stop || ucp_worker_arm(g.worker) == UCS_ERR_BUSY) {
+		if (__atomic_load_n(&g.stop, __ATOMIC_ACQUIRE) || ucp_worker_arm(g.worker) == UCS_ERR_BUSY) {
 			__atomic_store_n(&g.asleep, 0, __ATOMIC_SEQ_CST);
 			continue;
 		}
@@ -1616,7 +1617,7 @@ static void ucx_fini(void)
 	if (g.worker == NULL || g.wake < 0)
 		return;
 	pthread_mutex_lock(&g.mu);
-	g.stop = true;
+	__atomic_store_n(&g.stop, true, __ATOMIC_RELEASE);
 	wake_thread();
 	pthread_mutex_unlock(&g.mu);
 	pthread_join(g.thr, NULL);
