@@ -1922,7 +1922,7 @@ static doca_error_t ucx_send(struct sd_link *link, uint16_t type, const void *bo
 	if (fd >= 0) {
 		if (!l->fd_warned)
 			SD_LOG_ERR("UCX link to pid %d: a %s frame carries a file descriptor, which cannot cross a "
-				   "network: the Comch fast path (producer/consumer) is not supported over UCX yet",
+				   "network (the fast path sends none across it: a softdoca bug)",
 				   (int)link->peer_pid, sd_frame_type_name(type));
 		l->fd_warned = true;
 		err = DOCA_ERROR_NOT_SUPPORTED;
