@@ -312,6 +312,7 @@ static void select_once(void)
 	const char *link_name = "SOFTDOCA_LINK", *secret_name = "SOFTDOCA_LINK_SECRET_FILE";
 	static struct sd_link_url url;
 	static uint8_t secret[SD_LINK_SECRET_MAX];
+	static char default_secret[PATH_MAX];
 	char why[256];
 	size_t secret_len = 0;
 	doca_error_t err;
@@ -353,16 +354,31 @@ static void select_once(void)
 		 "-Ducx=enabled)", link_name, url.text);
 #else
 	if (secret_path == NULL || secret_path[0] == '\0') {
+		/* neither says: the default place, so that one variable per
+		 * side (SOFTDOCA_LINK) is all a user sets */
+		const char *home = getenv("HOME");
+		struct stat st;
+
+		if (home != NULL && home[0] == '/' &&
+		    snprintf(default_secret, sizeof(default_secret), "%s/" SD_LINK_DEFAULT_SECRET, home) <
+			    (int)sizeof(default_secret) &&
+		    lstat(default_secret, &st) == 0) {
+			secret_path = default_secret;
+			secret_name = "the default secret file";
+		}
+	}
+	if (secret_path == NULL || secret_path[0] == '\0') {
 		g_refuse_err = DOCA_ERROR_NOT_PERMITTED;
 		snprintf(g_refuse_why, sizeof(g_refuse_why),
-			 "%s=%s needs SOFTDOCA_LINK_SECRET_FILE or the topology's link_secret_file (a file of "
-			 "mode 0600 holding the secret both sides share)", link_name, url.text);
+			 "%s=%s needs a secret both sides share (a file of mode 0600): ~/" SD_LINK_DEFAULT_SECRET
+			 ", or SOFTDOCA_LINK_SECRET_FILE, or the topology's link_secret_file",
+			 link_name, url.text);
 		return;
 	}
 	err = sd_link_secret_load(secret_path, secret, &secret_len, why, sizeof(why));
 	if (err != DOCA_SUCCESS) {
 		g_refuse_err = err == DOCA_ERROR_NOT_FOUND ? DOCA_ERROR_NOT_PERMITTED : err;
-		snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s refused: %s", secret_name, secret_path, why);
+		snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%.600s refused: %s", secret_name, secret_path, why);
 		return;
 	}
 	/* UCX's memory hooks (libucm) take their settings from the environment

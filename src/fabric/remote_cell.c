@@ -81,7 +81,6 @@ _Static_assert(__builtin_offsetof(struct cell_page, value) == 64, "value on its 
 struct sd_cell {
 	struct cell_page *page; /* NULL for a network import */
 	void *net_export;       /* exporter: the network export (sd_remote_export_net), or NULL */
-	size_t net_desc_len;
 	struct sd_remote *net;  /* importer across the network, else NULL */
 	bool exporter;
 	bool reported;  /* a failed peer check was logged */
@@ -159,9 +158,11 @@ doca_error_t sd_cell_export(struct sd_cell *c, uint32_t card, enum sd_side side,
 	    (side != SD_SIDE_HOST && side != SD_SIDE_DPU))
 		return DOCA_ERROR_INVALID_VALUE;
 	if (c->net_export == NULL) {
+		size_t len;
+
 		err = sd_remote_export_net(&c->page->value, sizeof(c->page->value),
 					   DOCA_ACCESS_FLAG_PCI_READ_WRITE, SD_REMOTE_NKIND_CELL, card, side, pci_addr,
-					   &c->net_export, &c->net_desc_len);
+					   &c->net_export, &len);
 		if (err != DOCA_SUCCESS && err != DOCA_ERROR_AGAIN)
 			return err;
 	}

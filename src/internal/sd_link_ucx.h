@@ -49,6 +49,10 @@
 
 #define SD_LINK_HOST_MAX 256
 
+/* The secret file used when neither SOFTDOCA_LINK_SECRET_FILE nor the
+ * topology's link_secret_file names one: this, in $HOME. */
+#define SD_LINK_DEFAULT_SECRET ".softdoca-secret"
+
 struct sd_link_url {
 	char host[SD_LINK_HOST_MAX]; /* as written, without brackets */
 	uint16_t port;

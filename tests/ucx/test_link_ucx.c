@@ -358,6 +358,8 @@ static void select_case(const char *link, const char *secret, const char *name, 
 			setenv("SOFTDOCA_LINK_SECRET_FILE", secret, 1);
 		else
 			unsetenv("SOFTDOCA_LINK_SECRET_FILE");
+		/* no ~/.softdoca-secret to fall back on */
+		setenv("HOME", dir, 1);
 		o = sd_link_select(&sock);
 		if (strcmp(o->name, name) != 0)
 			_exit(1);

@@ -195,6 +195,20 @@ else
 	bad "the link from the topology file (client exit $rc)" "$T/c1t.out" "$T/c1t.err"
 fi
 
+# ---- 1c: one variable per side: the secret from ~/.softdoca-secret ---------
+mkdir -p "$T/home"
+cp "$T/secret" "$T/home/.softdoca-secret"
+chmod 600 "$T/home/.softdoca-secret"
+side "$B" host c1h /nonexistent env -u SOFTDOCA_LINK_SECRET_FILE HOME="$T/home" "$CLI" svc leave
+wait_exit "$last" 30
+rc=$?
+if [ $rc -eq 0 ] && grep -q "GOT ping" "$T/c1h.out" &&
+	grep -q "authenticated with the secret of the default secret file" "$T/c1h.err"; then
+	ok "with SOFTDOCA_LINK alone the host side finds the secret in ~/.softdoca-secret: echo answered"
+else
+	bad "the default secret file (client exit $rc)" "$T/c1h.out" "$T/c1h.err"
+fi
+
 # ---- 2: wrong secret ---------------------------------------------------------
 side "$B" host c2 "$T/wrong" "$CLI" svc leave
 wait_exit "$last" 30
