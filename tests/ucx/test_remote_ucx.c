@@ -299,12 +299,10 @@ static void test_value_export(void **state)
 	rm->release(h);
 }
 
-/* Open an export by hand and close the connection, detaching first or not:
- * the exporter counts an importer that left without releasing as lost. */
-static bool lost_after_close(bool detach)
+/* A raw, authenticated connection to the exporter that opened export d by
+ * hand (lock held): what a hostile importer would have after RM_OPEN. */
+static struct uconn *open_by_hand(const struct sd_remote_ndesc *d)
 {
-	static uint64_t value __attribute__((aligned(8)));
-	struct sd_remote_ndesc d;
 	struct sockaddr_in sin = {.sin_family = AF_INET};
 	struct uconn *c = NULL;
 	struct {
@@ -313,22 +311,36 @@ static bool lost_after_close(bool detach)
 		uint32_t card;
 		uint8_t side, reserved[3];
 	} open_msg;
+
+	memset(&open_msg, 0, sizeof(open_msg));
+	open_msg.id = d->id;
+	memcpy(open_msg.token, d->token, sizeof(open_msg.token));
+	open_msg.side = DPU;
+	sin.sin_port = htons(d->port);
+	memcpy(&sin.sin_addr, d->ip, 4);
+	if (sd_ucx_rm_connect((struct sockaddr_storage *)(void *)&sin, sizeof(sin), 0, "0000:03:00.0", &c) !=
+	    DOCA_SUCCESS)
+		return NULL;
+	/* no need to wait for the grant: the messages stay in order */
+	(void)sd_ucx_send(c, LK_RM_OPEN, 0, &open_msg, sizeof(open_msg), NULL, 0);
+	return c;
+}
+
+/* Open an export by hand and close the connection, detaching first or not:
+ * the exporter counts an importer that left without releasing as lost. */
+static bool lost_after_close(bool detach)
+{
+	static uint64_t value __attribute__((aligned(8)));
+	struct sd_remote_ndesc d;
+	struct uconn *c;
 	bool lost = false;
 	int i;
 
 	if (rm->export_mem(&value, 8, RW, SD_REMOTE_NKIND_CELL, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
 		return false;
-	memset(&open_msg, 0, sizeof(open_msg));
-	open_msg.id = d.id;
-	memcpy(open_msg.token, d.token, sizeof(open_msg.token));
-	open_msg.side = DPU;
-	sin.sin_port = htons(d.port);
-	memcpy(&sin.sin_addr, d.ip, 4);
 	sd_ucx_lock();
-	if (sd_ucx_rm_connect((struct sockaddr_storage *)(void *)&sin, sizeof(sin), 0, "0000:03:00.0", &c) ==
-	    DOCA_SUCCESS) {
-		/* no need to wait for the grant: the messages stay in order */
-		(void)sd_ucx_send(c, LK_RM_OPEN, 0, &open_msg, sizeof(open_msg), NULL, 0);
+	c = open_by_hand(&d);
+	if (c != NULL) {
 		if (detach)
 			(void)sd_ucx_send(c, LK_RM_DETACH, 0, NULL, 0, NULL, 0);
 		sd_ucx_rm_close(c);
@@ -341,6 +353,53 @@ static bool lost_after_close(bool detach)
 	}
 	rm->unexport(d.id);
 	return lost;
+}
+
+/* After a genuine RM_OPEN of a value export, a malformed RM_ATOMIC: the
+ * exporter drops the connection and the value is untouched. */
+static bool atomic_dropped(uint32_t op, uint32_t reserved, size_t len)
+{
+	static uint64_t value __attribute__((aligned(8)));
+	struct sd_remote_ndesc d;
+	struct {
+		uint64_t addr;
+		uint32_t op, reserved;
+		uint64_t operand;
+	} at;
+	struct uconn *c;
+	bool gone = false;
+	int i;
+
+	value = 5;
+	if (rm->export_mem(&value, 8, RW, SD_REMOTE_NKIND_CELL, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
+		return false;
+	at.addr = d.addr;
+	at.op = op;
+	at.reserved = reserved;
+	at.operand = 100;
+	sd_ucx_lock();
+	c = open_by_hand(&d);
+	if (c != NULL) {
+		(void)sd_ucx_send(c, LK_RM_ATOMIC, 1, &at, len, NULL, 0);
+		for (i = 0; i < 300 && !gone; i++) {
+			gone = sd_ucx_failed(c, NULL);
+			if (!gone)
+				(void)sd_ucx_wait_once(sd_ucx_now() + 10000000ull);
+		}
+		sd_ucx_rm_close(c);
+	}
+	sd_ucx_unlock();
+	rm->unexport(d.id);
+	return gone && value == 5;
+}
+
+static void test_value_export_hostile(void **state)
+{
+	(void)state;
+	assert_true(atomic_dropped(9, 0, 24));                           /* no such operation */
+	assert_true(atomic_dropped(0, 0, 24));
+	assert_true(atomic_dropped(SD_REMOTE_ATOMIC_ADD, 1, 24));        /* reserved bytes */
+	assert_true(atomic_dropped(SD_REMOTE_ATOMIC_ADD, 0, 16));        /* truncated */
 }
 
 static void test_value_export_lost(void **state)
@@ -433,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_importer),
 		cmocka_unit_test(test_value_export),
 		cmocka_unit_test(test_value_export_lost),
+		cmocka_unit_test(test_value_export_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
