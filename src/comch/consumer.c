@@ -463,6 +463,12 @@ static int net_progress(struct doca_comch_consumer *c)
 	if (n != 0) {
 		c->msgs += n;
 		c->last_msg_ns = sd_now_ns();
+		/* A message that came between the read above and the take
+		 * was taken with its signal still up: clear it at the next
+		 * call (the program calls again, we completed tasks), or it
+		 * would keep the PE's notification handle readable with
+		 * nothing behind it (a program sleeping on it spun a core). */
+		c->evfd_dirty = true;
 		return 1;
 	}
 	return rc;

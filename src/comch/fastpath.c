@@ -796,7 +796,8 @@ struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l
 
 	pthread_mutex_lock(&st->lock);
 	m = l->rx_head;
-	l->rx_head = l->rx_tail = NULL;
+	__atomic_store_n(&l->rx_head, NULL, __ATOMIC_RELAXED);
+	l->rx_tail = NULL;
 	*bad = l->bad;
 	pthread_mutex_unlock(&st->lock);
 	return m;
@@ -1102,14 +1103,19 @@ static void place(struct sd_fp_local *l, struct sd_fp_netmsg *m, const uint8_t *
 	memcpy(d->p, src, m->len);
 	l->dst_next++;
 	m->next = NULL;
-	if (l->rx_tail != NULL)
-		l->rx_tail->next = m;
-	else
-		__atomic_store_n(&l->rx_head, m, __ATOMIC_RELAXED);
-	l->rx_tail = m;
+	/* Signalled before the message shows, so that a consumer that sees
+	 * it (sd_fp_net_pending) and then clears the signal clears this one
+	 * (consumer.c also clears once more after a take that found
+	 * messages: a signal left with nothing behind it keeps the PE's
+	 * notification handle readable, and a program sleeping on it spins). */
 	if (write(l->evfd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: saturated, it is awake */
 	}
+	if (l->rx_tail != NULL)
+		l->rx_tail->next = m;
+	else
+		__atomic_store_n(&l->rx_head, m, __ATOMIC_RELEASE);
+	l->rx_tail = m;
 }
 
 /* A message record for a message of total bytes: reassembly room only

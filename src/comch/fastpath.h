@@ -330,7 +330,7 @@ struct sd_fp_netmsg *sd_fp_net_take(struct sd_fp_conn *st, struct sd_fp_local *l
 void sd_fp_net_recycle(struct sd_fp_conn *st, struct sd_fp_local *l, struct sd_fp_netmsg *m);
 static inline bool sd_fp_net_pending(const struct sd_fp_local *l)
 {
-	return __atomic_load_n(&l->rx_head, __ATOMIC_RELAXED) != NULL;
+	return __atomic_load_n(&l->rx_head, __ATOMIC_ACQUIRE) != NULL;
 }
 /* Send one message (fragments) to consumer id. */
 doca_error_t sd_fp_net_send(struct sd_fp_conn *st, uint32_t consumer_id, uint32_t producer_id, const void *imm,

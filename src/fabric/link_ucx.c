@@ -34,7 +34,8 @@
  *
  * Closing a link flushes what it queued (a BYE, a refusal) before the
  * endpoint disconnects, waiting at most about a second: the caller may exit
- * right after. At exit the thread stops and UCX is torn down (atexit).
+ * right after. At exit the thread stops and every endpoint closes (atexit; the
+ * listeners and the worker are left to the exit itself: ucx_fini says why).
  *
  * UCX settings made here unless the user set them: no memory hooks
  * (UCX_MEM_MALLOC_HOOKS=no, UCX_MEM_EVENTS=no, UCX_MEMTYPE_CACHE=n: they
@@ -1675,12 +1676,15 @@ static void ucx_fini(void)
 		}
 		pthread_cond_broadcast(&g.cv);
 	}
-	if (g.lsn != NULL)
-		ucp_listener_destroy(g.lsn);
-	g.lsn = NULL;
-	if (g.xlsn != NULL)
-		ucp_listener_destroy(g.xlsn);
-	g.xlsn = NULL;
+	/* The listeners, the worker and the context are left to the exit.
+	 * UCX's own async thread goes on accepting connections until the
+	 * process is gone, and UCX 1.13 hands a connection that arrived before
+	 * ucp_listener_destroy to the destroyed listener afterwards (a
+	 * SIGSEGV in ucp_cm_server_conn_request_cb: chaos, a server exiting on
+	 * Ctrl-C while its client connects). Left alive they stay valid, and
+	 * nothing runs on them: what the async thread schedules waits for a
+	 * ucp_worker_progress that no thread calls any more. Every endpoint
+	 * was closed above, so peers learn at once. */
 	while (g.pool != NULL) {
 		struct txb *t = g.pool;
 
@@ -1688,10 +1692,6 @@ static void ucx_fini(void)
 		free(t);
 	}
 	g.pool_n = 0;
-	ucp_worker_destroy(g.worker);
-	g.worker = NULL;
-	ucp_cleanup(g.ctx);
-	g.ctx = NULL;
 	close(g.wake);
 	g.wake = -1;
 	pthread_mutex_unlock(&g.mu);
