@@ -1885,10 +1885,26 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 	c->next = g.newc;
 	g.newc = c;
 	wake_thread();
-	if (!wait_until(&c->done, now_ns() + g.timeout_ns + 1000000000ull)) {
-		SD_LOG_DBG("UCX link: no answer from %s within %llu ms", g.url.text,
-			   (unsigned long long)(g.timeout_ns / 1000000));
-		c->result = DOCA_ERROR_NOT_FOUND;
+	{
+		/* The connect blocks its caller until the server's side
+		 * answers the handshake; a server that is stopped or
+		 * overloaded keeps it there up to the link's timeout, and the
+		 * program should not wait in silence (the Comch client's own
+		 * waiting warnings cannot run meanwhile): said once, after
+		 * the client's first-warning delay. */
+		uint64_t t0 = now_ns(), end = t0 + g.timeout_ns + 1000000000ull, warn_ms = 3000;
+
+		(void)sd_env_u64("SOFTDOCA_COMCH_WAIT_WARN_MS", 3000, 1, 24ull * 3600 * 1000, &warn_ms);
+		if (t0 + warn_ms * 1000000ull < end && !wait_until(&c->done, t0 + warn_ms * 1000000ull))
+			SD_LOG_WARN("UCX link: the Arm side at %s has not answered the connection handshake for %llu "
+				    "ms (is its process stopped or overloaded?); waiting up to %llu ms",
+				    c->peer, (unsigned long long)warn_ms,
+				    (unsigned long long)((end - t0) / 1000000ull));
+		if (!wait_until(&c->done, end)) {
+			SD_LOG_DBG("UCX link: no answer from %s within %llu ms", g.url.text,
+				   (unsigned long long)(g.timeout_ns / 1000000));
+			c->result = DOCA_ERROR_NOT_FOUND;
+		}
 	}
 	err = c->result;
 	l->base.peer_pid = (pid_t)c->auth.peer_pid;
