@@ -355,6 +355,17 @@ static bool lost_after_close(bool detach)
 	return lost;
 }
 
+/* Lock held: did the exporter drop c (within 3 s)? */
+static bool dropped_within_3s(struct uconn *c)
+{
+	for (int i = 0; i < 300; i++) {
+		if (sd_ucx_failed(c, NULL))
+			return true;
+		(void)sd_ucx_wait_once(sd_ucx_now() + 10000000ull);
+	}
+	return false;
+}
+
 /* After a genuine RM_OPEN of a value export, a malformed RM_ATOMIC: the
  * exporter drops the connection and the value is untouched. */
 static bool atomic_dropped(uint32_t op, uint32_t reserved, size_t len)
@@ -368,7 +379,6 @@ static bool atomic_dropped(uint32_t op, uint32_t reserved, size_t len)
 	} at;
 	struct uconn *c;
 	bool gone = false;
-	int i;
 
 	value = 5;
 	if (rm->export_mem(&value, 8, RW, SD_REMOTE_NKIND_CELL, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
@@ -381,11 +391,7 @@ static bool atomic_dropped(uint32_t op, uint32_t reserved, size_t len)
 	c = open_by_hand(&d);
 	if (c != NULL) {
 		(void)sd_ucx_send(c, LK_RM_ATOMIC, 1, &at, len, NULL, 0);
-		for (i = 0; i < 300 && !gone; i++) {
-			gone = sd_ucx_failed(c, NULL);
-			if (!gone)
-				(void)sd_ucx_wait_once(sd_ucx_now() + 10000000ull);
-		}
+		gone = dropped_within_3s(c);
 		sd_ucx_rm_close(c);
 	}
 	sd_ucx_unlock();
@@ -418,7 +424,6 @@ static bool dropped_after(uint32_t kind, uint32_t arg, const void *msg, size_t l
 	struct sockaddr_in sin = {.sin_family = AF_INET};
 	struct uconn *c = NULL;
 	bool gone = false;
-	int i;
 
 	if (rm->export_mem(m, sizeof(m), RW, SD_REMOTE_NKIND_MEM, 0, HOST, "0000:3b:00.0", &d) != DOCA_SUCCESS)
 		return false;
@@ -428,11 +433,7 @@ static bool dropped_after(uint32_t kind, uint32_t arg, const void *msg, size_t l
 	if (sd_ucx_rm_connect((struct sockaddr_storage *)(void *)&sin, sizeof(sin), 0, "0000:03:00.0", &c) ==
 	    DOCA_SUCCESS) {
 		(void)sd_ucx_send(c, kind, arg, msg, len, NULL, 0);
-		for (i = 0; i < 300 && !gone; i++) {
-			gone = sd_ucx_failed(c, NULL);
-			if (!gone)
-				(void)sd_ucx_wait_once(sd_ucx_now() + 10000000ull);
-		}
+		gone = dropped_within_3s(c);
 		sd_ucx_rm_close(c);
 	}
 	sd_ucx_unlock();

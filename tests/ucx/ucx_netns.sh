@@ -296,6 +296,16 @@ prefix_of() { option_of "$1" prefix; } # BUILD_DIR -> its install prefix
 san_opts=
 san=$(option_of "$BUILD" b_sanitize)
 [ -n "$san" ] && [ "$san" != none ] && san_opts="-Db_sanitize=$san -Db_lundef=false"
+# private_samples: NVIDIA's samples copied once into $T/ds (their files stay
+# theirs: a private copy, as tools/conformance does), with their public
+# meson files in place.
+private_samples() {
+	[ -d "$T/ds" ] && return 0
+	mkdir -p "$T/ds"
+	cp -a "$samples/." "$T/ds/"
+	rm -rf "$T/ds/.git"
+	find "$T/ds" -name meson.build.public | while read -r f; do cp "$f" "${f%.public}"; done
+}
 # sample_pair NAME LABEL ARM_EXE "ARM ARGS" HOST_EXE "HOST ARGS": NVIDIA's
 # Arm-side sample first (it serves the Comch connection), then the host one;
 # ok when both exit 0, say "Sample finished successfully" and met nothing
@@ -324,11 +334,7 @@ sample_pair() {
 samples=${DOCA_SAMPLES_DIR:-}
 if [ -n "$samples" ] && [ -d "$samples/samples/doca_comch/comch_ctrl_path_server" ] && command -v meson >/dev/null; then
 	built=1
-	# NVIDIA's files stay theirs: a private copy, as tools/conformance does
-	mkdir -p "$T/ds"
-	cp -a "$samples/." "$T/ds/"
-	rm -rf "$T/ds/.git"
-	find "$T/ds" -name meson.build.public | while read -r f; do cp "$f" "${f%.public}"; done
+	private_samples
 	for pair in "dpu:comch_ctrl_path_server:$BUILD" "host:comch_ctrl_path_client:$PEER" \
 		"dpu:comch_data_path_high_speed_server:$BUILD" "host:comch_data_path_high_speed_client:$PEER"; do
 		IFS=: read -r fl prog bdir <<<"$pair"
@@ -361,12 +367,7 @@ fi
 # The value stays with the exporter and every operation of the importer
 # crosses the veth (remote_cell.c, "Across a network").
 if [ -n "$samples" ] && [ -d "$samples/samples/doca_common/sync_event_local_pci" ] && command -v meson >/dev/null; then
-	if [ ! -d "$T/ds" ]; then
-		mkdir -p "$T/ds"
-		cp -a "$samples/." "$T/ds/"
-		rm -rf "$T/ds/.git"
-		find "$T/ds" -name meson.build.public | while read -r f; do cp "$f" "${f%.public}"; done
-	fi
+	private_samples
 	built=1
 	for pair in "dpu:sync_event_local_pci:$BUILD" "host:sync_event_remote_pci:$PEER" \
 		"dpu:sync_event_remote_pci:$BUILD" "host:sync_event_local_pci:$PEER"; do
@@ -486,12 +487,7 @@ fi
 # DOCA_SAMPLES_DIR the tree's builds of the same samples are used.
 dma_host='' dma_dpu='' dma_from=''
 if [ -n "$samples" ] && [ -d "$samples/samples/doca_dma/dma_copy_host" ] && command -v meson >/dev/null; then
-	if [ ! -d "$T/ds" ]; then
-		mkdir -p "$T/ds"
-		cp -a "$samples/." "$T/ds/"
-		rm -rf "$T/ds/.git"
-		find "$T/ds" -name meson.build.public | while read -r f; do cp "$f" "${f%.public}"; done
-	fi
+	private_samples
 	built=1
 	for pair in "host:dma_copy_host:$PEER" "dpu:dma_copy_dpu:$BUILD"; do
 		IFS=: read -r fl prog bdir <<<"$pair"
