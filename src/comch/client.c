@@ -25,7 +25,7 @@
 SD_LOG_REGISTER(COMCH_CLIENT);
 
 #define RETRY_NS (100ull * 1000 * 1000)
-#define WARN_FIRST_MS 3000u
+#define WARN_FIRST_MS SD_COMCH_WAIT_WARN_FIRST_MS
 #define WARN_REPEAT_MS 10000u
 
 struct doca_comch_client {
@@ -50,11 +50,9 @@ static struct doca_comch_client *to_client(struct doca_ctx *ctx)
 	return (struct doca_comch_client *)ctx;
 }
 
-/* SOFTDOCA_COMCH_WAIT_WARN_MS=<ms> (softdoca-only, for tests and impatient
- * labs): first waiting warning after <ms> instead of 3 s; when shorter than
- * 3 s the repeats use it too, else they stay every 10 s. 1 ms .. 1 day; a
- * value that is no such number fails the start (sd_env.h). */
-#define WARN_MAX_MS (24ull * 3600 * 1000)
+/* SOFTDOCA_COMCH_WAIT_WARN_MS (sd_comch.h): when shorter than 3 s the
+ * repeats use it too, else they stay every 10 s; a value that is no such
+ * number fails the start (sd_env.h). */
 
 static void timer_stop(struct doca_comch_client *c)
 {
@@ -171,7 +169,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	uint64_t now = sd_now_ns();
 	uint64_t warn;
 
-	if (sd_env_u64("SOFTDOCA_COMCH_WAIT_WARN_MS", WARN_FIRST_MS, 1, WARN_MAX_MS, &warn) != DOCA_SUCCESS) {
+	if (sd_env_u64(SD_COMCH_WAIT_WARN_ENV, WARN_FIRST_MS, 1, SD_COMCH_WAIT_WARN_MAX_MS, &warn) != DOCA_SUCCESS) {
 		SD_LOG_ERR("Comch client for server \"%s\" not started: SOFTDOCA_COMCH_WAIT_WARN_MS is invalid",
 			   c->ep.name);
 		return DOCA_ERROR_INVALID_VALUE;

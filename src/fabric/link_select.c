@@ -312,7 +312,6 @@ static void select_once(void)
 	const char *link_name = "SOFTDOCA_LINK", *secret_name = "SOFTDOCA_LINK_SECRET_FILE";
 	static struct sd_link_url url;
 	static uint8_t secret[SD_LINK_SECRET_MAX];
-	static char default_secret[PATH_MAX];
 	char why[256];
 	size_t secret_len = 0;
 	doca_error_t err;
@@ -356,6 +355,7 @@ static void select_once(void)
 	if (secret_path == NULL || secret_path[0] == '\0') {
 		/* neither says: the default place, so that one variable per
 		 * side (SOFTDOCA_LINK) is all a user sets */
+		static char default_secret[PATH_MAX];
 		const char *home = getenv("HOME");
 		struct stat st;
 

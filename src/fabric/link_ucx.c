@@ -85,6 +85,7 @@
 #include <ucp/api/ucp.h>
 #include <ucm/api/ucm.h>
 
+#include "sd_comch.h"
 #include "sd_env.h"
 #include "sd_link_ucx.h"
 #include "sd_log.h"
@@ -1892,9 +1893,10 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 		 * program should not wait in silence (the Comch client's own
 		 * waiting warnings cannot run meanwhile): said once, after
 		 * the client's first-warning delay. */
-		uint64_t t0 = now_ns(), end = t0 + g.timeout_ns + 1000000000ull, warn_ms = 3000;
+		uint64_t t0 = now_ns(), end = t0 + g.timeout_ns + 1000000000ull, warn_ms = SD_COMCH_WAIT_WARN_FIRST_MS;
 
-		(void)sd_env_u64("SOFTDOCA_COMCH_WAIT_WARN_MS", 3000, 1, 24ull * 3600 * 1000, &warn_ms);
+		(void)sd_env_u64(SD_COMCH_WAIT_WARN_ENV, SD_COMCH_WAIT_WARN_FIRST_MS, 1, SD_COMCH_WAIT_WARN_MAX_MS,
+				 &warn_ms);
 		if (t0 + warn_ms * 1000000ull < end && !wait_until(&c->done, t0 + warn_ms * 1000000ull))
 			SD_LOG_WARN("UCX link: the Arm side at %s has not answered the connection handshake for %llu "
 				    "ms (is its process stopped or overloaded?); waiting up to %llu ms",

@@ -313,6 +313,12 @@ static bool ux_export_lost(uint64_t id)
 	return lost;
 }
 
+/* Does the export let the importer read (any PCI right) or update it? */
+static bool export_allows(const struct rexp *x, bool write)
+{
+	return (x->access & (write ? DOCA_ACCESS_FLAG_PCI_READ_WRITE : RM_ACCESS_PCI)) != 0;
+}
+
 static void hostile(struct uconn *c, const char *what)
 {
 	SD_LOG_ERR("remote memory: peer %s (pid %u) %s; dropping the connection", sd_ucx_peer(c), sd_ucx_peer_pid(c),
@@ -461,7 +467,7 @@ static void serve_io(struct uconn *c, bool write, uint32_t req, const uint8_t *d
 		SD_LOG_ERR("remote memory: %s (pid %u): [0x%llx, +%llu) is outside the export [0x%llx, +%llu)",
 			   sd_ucx_peer(c), sd_ucx_peer_pid(c), (unsigned long long)io.addr, (unsigned long long)io.len,
 			   (unsigned long long)x->addr, (unsigned long long)x->len);
-	} else if (write ? !(x->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) : !(x->access & RM_ACCESS_PCI)) {
+	} else if (!export_allows(x, write)) {
 		err = DOCA_ERROR_NOT_PERMITTED;
 		SD_LOG_ERR("remote memory: %s (pid %u): a %s the export does not allow (access 0x%x)", sd_ucx_peer(c),
 			   sd_ucx_peer_pid(c), write ? "write" : "read", x->access);
@@ -540,7 +546,7 @@ static void serve_atomic(struct uconn *c, uint32_t req, const uint8_t *data, siz
 		SD_LOG_ERR("remote memory: %s (pid %u): atomic at 0x%llx, the exported value is at 0x%llx",
 			   sd_ucx_peer(c), sd_ucx_peer_pid(c), (unsigned long long)at.addr,
 			   (unsigned long long)x->addr);
-	} else if (write ? !(x->access & DOCA_ACCESS_FLAG_PCI_READ_WRITE) : !(x->access & RM_ACCESS_PCI)) {
+	} else if (!export_allows(x, write)) {
 		err = DOCA_ERROR_NOT_PERMITTED;
 		SD_LOG_ERR("remote memory: %s (pid %u): an update the export does not allow (access 0x%x)",
 			   sd_ucx_peer(c), sd_ucx_peer_pid(c), x->access);

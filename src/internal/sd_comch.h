@@ -56,6 +56,13 @@
 struct doca_comch_connection;
 struct doca_dev;
 
+/* SOFTDOCA_COMCH_WAIT_WARN_MS=<ms> (softdoca-only, for tests and impatient
+ * labs): a client's first waiting warning after <ms> instead of 3 s, 1 ms ..
+ * 1 day (client.c; the UCX link's blocking connect warns after it too). */
+#define SD_COMCH_WAIT_WARN_ENV "SOFTDOCA_COMCH_WAIT_WARN_MS"
+#define SD_COMCH_WAIT_WARN_FIRST_MS 3000u
+#define SD_COMCH_WAIT_WARN_MAX_MS (24ull * 3600 * 1000)
+
 /* Kinds below the base are control-path frames; the fast path uses
  * SD_COMCH_FP_KIND_BASE .. SD_COMCH_FP_KIND_MAX. */
 #define SD_COMCH_FP_KIND_BASE 0x100u
