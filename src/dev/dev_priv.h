@@ -67,6 +67,8 @@ struct sd_topo {
 	uint32_t ncards;
 	/* "link" and "link_secret_file" (sd_topo_link): "" when not given */
 	char link[SD_TOPO_LINK_MAX];
+	/* cards[i].link (sd_topo_card_link), ncards of them: "" when not given */
+	char (*card_link)[SD_TOPO_LINK_MAX];
 	char link_secret_file[PATH_MAX];
 };
 

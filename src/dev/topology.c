@@ -281,10 +281,27 @@ bool sd_topo_link(const char **url, const char **secret_file)
 
 	*url = NULL;
 	*secret_file = NULL;
-	if (sd_topo_get(&t) != DOCA_SUCCESS || t == NULL || t->link[0] == '\0')
+	if (sd_topo_get(&t) != DOCA_SUCCESS || t == NULL)
 		return false;
-	*url = t->link;
+	*url = t->link[0] != '\0' ? t->link : NULL;
 	*secret_file = t->link_secret_file[0] != '\0' ? t->link_secret_file : NULL;
+	return *url != NULL || *secret_file != NULL;
+}
+
+bool sd_topo_card_link(uint32_t card, const char **url, uint32_t *ncards)
+{
+	const struct sd_topo *t = NULL;
+
+	*url = NULL;
+	if (ncards != NULL)
+		*ncards = 0;
+	if (sd_topo_get(&t) != DOCA_SUCCESS || t == NULL)
+		return false;
+	if (ncards != NULL)
+		*ncards = t->ncards;
+	if (card >= t->ncards || t->card_link == NULL || t->card_link[card][0] == '\0')
+		return false;
+	*url = t->card_link[card];
 	return true;
 }
 

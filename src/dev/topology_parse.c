@@ -733,53 +733,62 @@ void sd_topo_free(struct sd_topo *topo)
 	for (uint32_t i = 0; i < topo->nfns; i++)
 		free(topo->fns[i].reps);
 	free(topo->fns);
+	free(topo->card_link);
 	free(topo);
 }
 
-/* An optional top-level string of 1..cap-1 characters. */
-static doca_error_t top_string(struct parse *ps, json_object *root, const char *key, size_t cap, const char **out)
+/* An optional string member of obj of 1..cap-1 characters; path names it
+ * in messages. */
+static doca_error_t opt_string(struct parse *ps, json_object *obj, const char *key, const char *path, size_t cap,
+			       const char **out)
 {
 	json_object *v;
 
 	*out = NULL;
-	if (!json_object_object_get_ex(root, key, &v) || v == NULL)
+	if (!json_object_object_get_ex(obj, key, &v) || v == NULL)
 		return DOCA_SUCCESS;
 	if (!json_object_is_type(v, json_type_string))
-		return perr(ps, key, "must be a string");
+		return perr(ps, path, "must be a string");
 	*out = json_object_get_string(v);
 	if ((*out)[0] == '\0' || strlen(*out) >= cap)
-		return perr(ps, key, "must be 1 to %zu characters", cap - 1);
+		return perr(ps, path, "must be 1 to %zu characters", cap - 1);
+	return DOCA_SUCCESS;
+}
+
+/* A link's URL: only its shape (the address is resolved when the link
+ * starts, which also keeps name lookups out of a parse). */
+static doca_error_t link_url(struct parse *ps, json_object *obj, const char *path, char *out)
+{
+	const char *url;
+	doca_error_t ret;
+
+	ret = opt_string(ps, obj, "link", path, SD_TOPO_LINK_MAX, &url);
+	if (ret != DOCA_SUCCESS || url == NULL)
+		return ret;
+	if (strncmp(url, "ucx://", 6) != 0)
+		return perr(ps, path, "must be ucx://ADDR:PORT");
+	snprintf(out, SD_TOPO_LINK_MAX, "%s", url);
 	return DOCA_SUCCESS;
 }
 
 /*
  * The link across machines, as SOFTDOCA_LINK / SOFTDOCA_LINK_SECRET_FILE
- * would give it (the environment wins: link_select.c). Only its shape is
- * checked here: the address is resolved when the link starts, which also
- * keeps name lookups out of a parse. A relative secret path names a file
- * beside the topology file, wherever the program runs.
+ * would give it (the environment wins: link_select.c); the cards' own
+ * links are read with the cards (link_url). A relative secret path names
+ * a file beside the topology file, wherever the program runs.
  */
 static doca_error_t parse_link(struct parse *ps, json_object *root)
 {
-	const char *url, *secret, *slash;
+	const char *secret, *slash;
 	doca_error_t ret;
 	int n;
 
-	ret = top_string(ps, root, "link", sizeof(ps->topo->link), &url);
+	ret = link_url(ps, root, "link", ps->topo->link);
 	if (ret == DOCA_SUCCESS)
-		ret = top_string(ps, root, "link_secret_file", sizeof(ps->topo->link_secret_file), &secret);
-	if (ret != DOCA_SUCCESS)
+		ret = opt_string(ps, root, "link_secret_file", "link_secret_file", sizeof(ps->topo->link_secret_file),
+				 &secret);
+	if (ret != DOCA_SUCCESS || secret == NULL)
 		return ret;
-	if (url == NULL) {
-		if (secret != NULL)
-			return perr(ps, "link_secret_file", "given without \"link\"");
-		return DOCA_SUCCESS;
-	}
-	if (strncmp(url, "ucx://", 6) != 0)
-		return perr(ps, "link", "must be ucx://ADDR:PORT");
-	snprintf(ps->topo->link, sizeof(ps->topo->link), "%s", url);
-	if (secret == NULL)
-		return DOCA_SUCCESS;
 	slash = strrchr(ps->src, '/');
 	if (secret[0] == '/' || slash == NULL)
 		n = snprintf(ps->topo->link_secret_file, sizeof(ps->topo->link_secret_file), "%s", secret);
@@ -794,11 +803,12 @@ static doca_error_t parse_link(struct parse *ps, json_object *root)
 static doca_error_t parse_topology(struct parse *ps, const char *text)
 {
 	static const char *const top_keys[] = {"caps", "cards", "link", "link_secret_file", NULL};
-	static const char *const card_keys[] = {"caps", "serial", "dpu", "host", NULL};
+	static const char *const card_keys[] = {"caps", "serial", "dpu", "host", "link", NULL};
 	json_tokener *tok;
 	json_object *root, *cards, *top_caps = NULL;
 	enum json_tokener_error jerr;
 	doca_error_t ret;
+	bool any_link;
 	size_t n;
 
 	tok = json_tokener_new();
@@ -840,6 +850,7 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 	ret = check_keys(ps, "", root, top_keys);
 	if (ret == DOCA_SUCCESS)
 		ret = parse_link(ps, root);
+	any_link = ps->topo->link[0] != '\0';
 	if (ret != DOCA_SUCCESS)
 		goto out;
 	if (json_object_object_get_ex(root, "caps", &top_caps)) {
@@ -865,6 +876,11 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		ret = perr(ps, "cards", "must hold at least one card");
 		goto out;
 	}
+	ps->topo->card_link = calloc(n, sizeof(*ps->topo->card_link));
+	if (ps->topo->card_link == NULL) {
+		ret = DOCA_ERROR_NO_MEMORY;
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		json_object *card = json_object_array_get_idx(cards, i), *card_caps = NULL;
 		char path[64];
@@ -880,6 +896,13 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		ret = card_serial(ps, path, card, (uint32_t)i);
 		if (ret != DOCA_SUCCESS)
 			goto out;
+		snprintf(path, sizeof(path), "cards[%zu].link", i);
+		ret = link_url(ps, card, path, ps->topo->card_link[i]);
+		if (ret != DOCA_SUCCESS)
+			goto out;
+		if (ps->topo->card_link[i][0] != '\0')
+			any_link = true;
+		snprintf(path, sizeof(path), "cards[%zu]", i);
 		json_object_object_get_ex(card, "caps", &card_caps);
 		ret = parse_side(ps, path, card, SD_SIDE_DPU, (uint32_t)i, NULL, top_caps, card_caps);
 		if (ret != DOCA_SUCCESS)
@@ -890,6 +913,8 @@ static doca_error_t parse_topology(struct parse *ps, const char *text)
 		rep_vhca_fixup(ps, (uint32_t)i);
 	}
 	ps->topo->ncards = (uint32_t)n;
+	if (!any_link && ps->topo->link_secret_file[0] != '\0')
+		ret = perr(ps, "link_secret_file", "given without \"link\" (top-level or a card's)");
 out:
 	json_object_put(root);
 	/* the VHCA records only serve the checks of this parse */

@@ -304,6 +304,45 @@ static void *open_module(char *tried, size_t cap)
 }
 #endif
 
+/* The cards' own links (cards[i].link): parsed into urls->cards (salen 0
+ * where a card names none); *named says whether any did. A bad one is
+ * refused like a bad SOFTDOCA_LINK. */
+static bool card_links(struct sd_link_urls *urls, bool *named)
+{
+	static struct sd_link_url *cards;
+	const char *text;
+	uint32_t n = 0;
+	char why[256];
+	doca_error_t err;
+
+	*named = false;
+	if (!sd_topo_card_link(0, &text, &n) && n == 0)
+		return true;
+	if (n > SD_LINK_MAX_CARDS)
+		n = SD_LINK_MAX_CARDS; /* past it, the process-wide link */
+	cards = calloc(n, sizeof(*cards));
+	if (cards == NULL) {
+		g_refuse_err = DOCA_ERROR_NO_MEMORY;
+		snprintf(g_refuse_why, sizeof(g_refuse_why), "the link: out of memory");
+		return false;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (!sd_topo_card_link(i, &text, NULL))
+			continue;
+		err = sd_link_url_parse(text, &cards[i], why, sizeof(why));
+		if (err != DOCA_SUCCESS) {
+			g_refuse_err = err;
+			snprintf(g_refuse_why, sizeof(g_refuse_why), "the topology's cards[%u].link=%s refused: %s",
+				 (unsigned)i, text, why);
+			return false;
+		}
+		*named = true;
+	}
+	urls->cards = cards;
+	urls->ncards = n;
+	return true;
+}
+
 static void select_once(void)
 {
 	const char *link = getenv("SOFTDOCA_LINK");
@@ -312,8 +351,10 @@ static void select_once(void)
 	const char *link_name = "SOFTDOCA_LINK", *secret_name = "SOFTDOCA_LINK_SECRET_FILE";
 	static struct sd_link_url url;
 	static uint8_t secret[SD_LINK_SECRET_MAX];
+	struct sd_link_urls urls = {0};
 	char why[256];
 	size_t secret_len = 0;
+	bool per_card;
 	doca_error_t err;
 
 	g_sock_ops = __atomic_load_n(&g_sock_arg, __ATOMIC_ACQUIRE);
@@ -331,16 +372,32 @@ static void select_once(void)
 		secret_path = topo_secret;
 		secret_name = "the topology's link_secret_file";
 	}
-	if (link == NULL || link[0] == '\0') {
+	g_ops = &refuse_ops;
+	if (!card_links(&urls, &per_card))
+		return;
+	if ((link == NULL || link[0] == '\0') && !per_card) {
 		SD_LOG_DBG("link transport: socket (fabric directory)");
+		g_ops = g_sock_ops;
 		return;
 	}
-	g_ops = &refuse_ops;
-	err = sd_link_url_parse(link, &url, why, sizeof(why));
-	if (err != DOCA_SUCCESS) {
-		g_refuse_err = err;
-		snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s refused: %s", link_name, link, why);
-		return;
+	if (link != NULL && link[0] != '\0') {
+		err = sd_link_url_parse(link, &url, why, sizeof(why));
+		if (err != DOCA_SUCCESS) {
+			g_refuse_err = err;
+			snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s refused: %s", link_name, link, why);
+			return;
+		}
+		urls.def = &url;
+	} else {
+		/* only the cards name theirs: the messages below name the first */
+		static char first_name[48];
+		uint32_t i = 0;
+
+		while (urls.cards[i].salen == 0)
+			i++;
+		snprintf(first_name, sizeof(first_name), "the topology's cards[%u].link", (unsigned)i);
+		link_name = first_name;
+		url = urls.cards[i];
 	}
 #ifndef SD_HAVE_UCX
 	(void)secret_path;
@@ -403,7 +460,7 @@ static void select_once(void)
 		}
 		init = (sd_link_ucx_init_fn)dlsym(h, SD_LINK_UCX_ENTRY);
 		err = DOCA_ERROR_NOT_SUPPORTED;
-		ops = init != NULL ? init(&url, secret, secret_len, &err) : NULL;
+		ops = init != NULL ? init(&urls, secret, secret_len, &err) : NULL;
 		if (ops == NULL) {
 			g_refuse_err = err;
 			snprintf(g_refuse_why, sizeof(g_refuse_why), "%s=%s: the UCX link cannot start (%s)",
@@ -421,6 +478,10 @@ static void select_once(void)
 			g_fp = ff != NULL ? ff() : NULL;
 		}
 		SD_LOG_INFO("link transport: UCX, %s (authenticated with the secret of %s)", url.text, secret_name);
+		for (uint32_t i = 0; i < urls.ncards; i++)
+			if (urls.cards[i].salen != 0)
+				SD_LOG_INFO("link transport: card %u at %s (the topology's cards[%u].link)", (unsigned)i,
+					    urls.cards[i].text, (unsigned)i);
 	}
 #endif
 }

@@ -161,6 +161,7 @@ struct rxf {
 };
 
 struct ulink;
+struct lurl;
 
 enum role {
 	ROLE_COMCH,     /* frames of a Comch link */
@@ -175,8 +176,9 @@ struct uconn {
 	bool server;
 	enum role role;
 	void *rm; /* remote_ucx.c's: the import (client) or the session (server, freed with us) */
-	struct sockaddr_storage sa; /* client: where to connect (salen 0: SOFTDOCA_LINK) */
+	struct sockaddr_storage sa; /* client: where to connect */
 	socklen_t salen;
+	struct lurl *u; /* the link it belongs to (server: whose listener it came to): its worker */
 	size_t pending; /* payload bytes queued or in flight */
 	bool started; /* client: endpoint made */
 	enum phase phase;
@@ -226,39 +228,75 @@ struct ulink {
 	struct uconn *acc_head, *acc_tail;
 };
 
+/* A listener of ours, made at the first listen (Comch) or export (remote
+ * memory) that needs it, by the thread. */
+struct lslot {
+	ucp_listener_h h;
+	bool req, done;
+	doca_error_t err;
+	bool rm;        /* remote memory's (the kernel picks the port) or Comch's */
+	struct lurl *u; /* the link it serves */
+	struct sockaddr_storage sa; /* where: the link's address (Comch), the route toward it (remote memory) */
+	socklen_t salen;
+};
+
+/* One address the cards of this process are reached at (SOFTDOCA_LINK, a
+ * card's own link): cards sharing one share this. Each has a UCX context
+ * and worker of its own, because UCX's choice of network interfaces is a
+ * context's: with one for all, a host whose cards' Arm sides sit on two
+ * networks would open lanes toward one peer from the interface facing the
+ * other, whose packets that peer cannot answer. */
+struct lurl {
+	struct sd_link_url url;
+	struct lslot comch, rm;
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int efd;
+};
+
 static struct {
 	pthread_mutex_t mu; /* recursive: UCX may call our callbacks from calls we make under it */
 	pthread_cond_t cv;
-	struct sd_link_url url;
+	/* the links, each address once; card_url[card] (ncards of them):
+	 * its index, else def_url (-1: none) */
+	struct lurl *urls;
+	unsigned int nurls;
+	int def_url;
+	int *card_url;
+	uint32_t ncards;
 	uint8_t secret[SD_LINK_SECRET_MAX];
 	size_t secret_len;
 	uint64_t timeout_ns, ping_ns;
-	ucp_context_h ctx;
-	ucp_worker_h worker;
-	int efd, wake;
+	int wake;
+	struct pollfd *pfd; /* the thread's: each worker's event fd, then wake */
 	pthread_t thr;
 	struct uconn *conns, *newc;
 	struct ulink *listeners;
-	ucp_listener_h lsn;
-	bool lsn_req, lsn_done;
-	doca_error_t lsn_err;
-	/* remote memory: the exporter's listener */
-	ucp_listener_h xlsn;
-	bool xlsn_req, xlsn_done;
-	doca_error_t xlsn_err;
-	struct sockaddr_storage xsa;
-	socklen_t xsalen;
-	bool card_set;
-	uint32_t card;
 	bool fp_pending; /* some link holds fast-path messages for its tap */
 	struct txb *pool; /* free large message buffers, pool_n of them */
 	unsigned int pool_n;
 	int asleep; /* the thread may be in poll (or about to be): wake_thread writes */
 	bool stop; /* process exit: the thread returns (atomic: the thread reads it unlocked) */
 	bool gone; /* UCX torn down: every call answers NOT_CONNECTED */
-} g = {.efd = -1, .wake = -1};
+} g = {.wake = -1};
 
 static const struct sd_link_ops ucx_ops;
+
+/* Where card's Arm side is reached: its own link, else the process's;
+ * NULL when neither names one. */
+static struct lurl *lurl_of(uint32_t card)
+{
+	int i = card < g.ncards && g.card_url[card] >= 0 ? g.card_url[card] : g.def_url;
+
+	return i >= 0 ? &g.urls[i] : NULL;
+}
+
+static doca_error_t no_link(uint32_t card)
+{
+	SD_LOG_ERR("UCX link: card %u has no link: name it in the topology (cards[%u].link or \"link\") or in "
+		   "SOFTDOCA_LINK", (unsigned)card, (unsigned)card);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
 
 static uint64_t now_ns(void)
 {
@@ -554,7 +592,7 @@ static void server_open(struct uconn *c, const struct sd_fabric_addr *addr)
 	char why[200];
 
 	for (l = g.listeners; l != NULL; l = l->lnext)
-		if (addr_eq(&l->addr, addr))
+		if (addr_eq(&l->addr, addr) && lurl_of(addr->card) == c->u)
 			break;
 	if (l == NULL) {
 		snprintf(why, sizeof(why), "no Comch server \"%s\" listens on %s (card %u) on this side", addr->name,
@@ -745,6 +783,28 @@ static void on_result(struct uconn *c, const void *data, size_t len)
 							      : DOCA_ERROR_NOT_FOUND);
 }
 
+/* The card a Comch HELLO is answered for: the one it asks for when a
+ * server of this process listens for it at the address it came to, else
+ * one that does (the handshake then refuses it, naming that card). */
+static uint32_t comch_hello_card(const struct uconn *c, const void *hello, size_t len)
+{
+	struct sd_auth_hello h;
+	const struct ulink *l;
+	uint32_t other = UINT32_MAX;
+
+	if (hello == NULL || len != sizeof(h))
+		return 0; /* malformed: the handshake says so */
+	memcpy(&h, hello, sizeof(h));
+	for (l = g.listeners; l != NULL; l = l->lnext) {
+		if (lurl_of(l->addr.card) != c->u)
+			continue;
+		if (l->addr.card == h.card)
+			return h.card;
+		other = l->addr.card;
+	}
+	return other != UINT32_MAX ? other : h.card + 1;
+}
+
 static void on_message(struct uconn *c, const struct lhdr *h, const void *data, size_t len)
 {
 	union {
@@ -760,7 +820,8 @@ static void on_message(struct uconn *c, const struct lhdr *h, const void *data, 
 		if (!c->server || c->phase != PH_WAIT_HELLO)
 			break;
 		err = sd_auth_server_challenge(&c->auth, g.secret, g.secret_len,
-					       c->role == ROLE_RM_SERVER ? sd_ucx_rm_hello_card(data, len) : g.card,
+					       c->role == ROLE_RM_SERVER ? sd_ucx_rm_hello_card(data, len)
+									 : comch_hello_card(c, data, len),
 					       data, len, &out.ch, why, sizeof(why));
 		if (err != DOCA_SUCCESS) {
 			SD_LOG_ERR("UCX link: connection from %s (pid %u) refused: %s", c->peer,
@@ -935,9 +996,10 @@ static struct uconn *uconn_new(bool server)
 	return c;
 }
 
-/* arg: NULL for the Comch listener, non-NULL for remote memory's. */
+/* arg: the struct lslot it came to. */
 static void on_conn_request(ucp_conn_request_h req, void *arg)
 {
+	struct lslot *s = arg;
 	ucp_conn_request_attr_t attr;
 	ucp_ep_params_t ep;
 	struct uconn *c, *x;
@@ -951,11 +1013,12 @@ static void on_conn_request(ucp_conn_request_h req, void *arg)
 	c = unopened < UCX_MAX_UNOPENED ? uconn_new(true) : NULL;
 	if (c == NULL) {
 		SD_LOG_WARN("UCX link: %u connections are still authenticating: refusing another", unopened);
-		ucp_listener_reject(arg != NULL ? g.xlsn : g.lsn, req);
+		ucp_listener_reject(s->h, req);
 		pthread_mutex_unlock(&g.mu);
 		return;
 	}
-	c->role = arg != NULL ? ROLE_RM_SERVER : ROLE_COMCH;
+	c->role = s->rm ? ROLE_RM_SERVER : ROLE_COMCH;
+	c->u = s->u;
 	snprintf(c->peer, sizeof(c->peer), "?");
 	attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
 	if (ucp_conn_request_query(req, &attr) == UCS_OK)
@@ -968,7 +1031,7 @@ static void on_conn_request(ucp_conn_request_h req, void *arg)
 	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	ep.err_handler.cb = ep_error;
 	ep.err_handler.arg = c;
-	st = ucp_ep_create(g.worker, &ep, &c->ep);
+	st = ucp_ep_create(c->u->worker, &ep, &c->ep);
 	if (st != UCS_OK) {
 		SD_LOG_WARN("UCX link: cannot accept the connection from %s: %s", c->peer, ucs_status_string(st));
 		free(c);
@@ -983,79 +1046,56 @@ static void on_conn_request(ucp_conn_request_h req, void *arg)
 
 /* ---- the thread ------------------------------------------------------------ */
 
-static void make_listener(void)
-{
-	ucp_listener_params_t lp;
-	ucs_status_t st;
-
-	if (g.lsn != NULL) {
-		g.lsn_err = DOCA_SUCCESS;
-		goto out;
-	}
-	memset(&lp, 0, sizeof(lp));
-	lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
-	lp.sockaddr.addr = (const struct sockaddr *)&g.url.sa;
-	lp.sockaddr.addrlen = g.url.salen;
-	lp.conn_handler.cb = on_conn_request;
-	lp.conn_handler.arg = NULL;
-	st = ucp_listener_create(g.worker, &lp, &g.lsn);
-	if (st == UCS_OK) {
-		g.lsn_err = DOCA_SUCCESS;
-	} else if (st == UCS_ERR_BUSY) {
-		SD_LOG_ERR("UCX link: cannot listen on %s: the endpoint is already in use (another process listens "
-			   "there)", g.url.text);
-		g.lsn_err = DOCA_ERROR_ALREADY_EXIST;
-		g.lsn = NULL;
-	} else {
-		SD_LOG_ERR("UCX link: cannot listen on %s: %s (is the address one of this machine's?)", g.url.text,
-			   ucs_status_string(st));
-		g.lsn_err = st == UCS_ERR_INVALID_ADDR ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_IO_FAILED;
-		g.lsn = NULL;
-	}
-out:
-	g.lsn_req = false;
-	g.lsn_done = true;
-	pthread_cond_broadcast(&g.cv);
-}
-
-/* The exporter's listener: the address was chosen by the caller
- * (sd_ucx_rm_listen), the port by the kernel. */
-static void make_rm_listener(void)
+/* A listener for s (Comch: at its link's address; remote memory: at the
+ * address the caller chose, the port the kernel's). */
+static void make_listener(struct lslot *s)
 {
 	ucp_listener_params_t lp;
 	ucp_listener_attr_t la;
 	ucs_status_t st;
 	char text[SD_LINK_HOST_MAX + 32];
 
-	if (g.xlsn == NULL) {
-		memset(&lp, 0, sizeof(lp));
-		lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
-		lp.sockaddr.addr = (const struct sockaddr *)&g.xsa;
-		lp.sockaddr.addrlen = g.xsalen;
-		lp.conn_handler.cb = on_conn_request;
-		lp.conn_handler.arg = &g.xlsn;
-		st = ucp_listener_create(g.worker, &lp, &g.xlsn);
-		if (st == UCS_OK) {
-			la.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
-			st = ucp_listener_query(g.xlsn, &la);
-			if (st == UCS_OK && la.sockaddr.ss_family == g.xsa.ss_family) {
-				memcpy(&g.xsa, &la.sockaddr, g.xsalen);
-			} else {
-				ucp_listener_destroy(g.xlsn);
-				g.xlsn = NULL;
-			}
-		}
-		sockaddr_text(&g.xsa, text, sizeof(text));
-		if (g.xlsn == NULL) {
-			SD_LOG_ERR("UCX link: cannot listen for remote memory on %s: %s", text, ucs_status_string(st));
-			g.xlsn_err = DOCA_ERROR_IO_FAILED;
+	s->err = DOCA_SUCCESS;
+	if (s->h != NULL)
+		goto out;
+	memset(&lp, 0, sizeof(lp));
+	lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+	lp.sockaddr.addr = (const struct sockaddr *)&s->sa;
+	lp.sockaddr.addrlen = s->salen;
+	lp.conn_handler.cb = on_conn_request;
+	lp.conn_handler.arg = s;
+	st = ucp_listener_create(s->u->worker, &lp, &s->h);
+	if (st == UCS_OK && s->rm) {
+		la.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
+		st = ucp_listener_query(s->h, &la);
+		if (st == UCS_OK && la.sockaddr.ss_family == s->sa.ss_family) {
+			memcpy(&s->sa, &la.sockaddr, s->salen);
 		} else {
-			SD_LOG_INFO("UCX link: serving exported memory on %s", text);
-			g.xlsn_err = DOCA_SUCCESS;
+			ucp_listener_destroy(s->h);
+			st = st == UCS_OK ? UCS_ERR_INVALID_ADDR : st;
 		}
 	}
-	g.xlsn_req = false;
-	g.xlsn_done = true;
+	if (st != UCS_OK)
+		s->h = NULL;
+	sockaddr_text(&s->sa, text, sizeof(text));
+	if (st == UCS_OK) {
+		SD_LOG_INFO(s->rm ? "UCX link: serving exported memory on %s" : "UCX link: listening on %s",
+			    s->rm ? text : s->u->url.text);
+	} else if (s->rm) {
+		SD_LOG_ERR("UCX link: cannot listen for remote memory on %s: %s", text, ucs_status_string(st));
+		s->err = DOCA_ERROR_IO_FAILED;
+	} else if (st == UCS_ERR_BUSY) {
+		SD_LOG_ERR("UCX link: cannot listen on %s: the endpoint is already in use (another process listens "
+			   "there)", s->u->url.text);
+		s->err = DOCA_ERROR_ALREADY_EXIST;
+	} else {
+		SD_LOG_ERR("UCX link: cannot listen on %s: %s (is the address one of this machine's?)", s->u->url.text,
+			   ucs_status_string(st));
+		s->err = st == UCS_ERR_INVALID_ADDR ? DOCA_ERROR_INVALID_VALUE : DOCA_ERROR_IO_FAILED;
+	}
+out:
+	s->req = false;
+	s->done = true;
 	pthread_cond_broadcast(&g.cv);
 }
 
@@ -1074,12 +1114,12 @@ static void start_client(struct uconn *c)
 	ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
 			UCP_EP_PARAM_FIELD_ERR_HANDLER;
 	ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-	ep.sockaddr.addr = (const struct sockaddr *)(c->salen != 0 ? &c->sa : &g.url.sa);
-	ep.sockaddr.addrlen = c->salen != 0 ? c->salen : g.url.salen;
+	ep.sockaddr.addr = (const struct sockaddr *)&c->sa;
+	ep.sockaddr.addrlen = c->salen;
 	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
 	ep.err_handler.cb = ep_error;
 	ep.err_handler.arg = c;
-	st = ucp_ep_create(g.worker, &ep, &c->ep);
+	st = ucp_ep_create(c->u->worker, &ep, &c->ep);
 	if (st != UCS_OK) {
 		c->ep = NULL;
 		SD_LOG_DBG("UCX link: cannot connect to %s: %s", c->peer, ucs_status_string(st));
@@ -1160,10 +1200,12 @@ static void service(void)
 	struct uconn **pp, *c;
 	uint64_t now = now_ns();
 
-	if (g.lsn_req)
-		make_listener();
-	if (g.xlsn_req)
-		make_rm_listener();
+	for (unsigned int i = 0; i < g.nurls; i++) {
+		if (g.urls[i].comch.req)
+			make_listener(&g.urls[i].comch);
+		if (g.urls[i].rm.req)
+			make_listener(&g.urls[i].rm);
+	}
 	while ((c = g.newc) != NULL) {
 		g.newc = c->next;
 		c->next = g.conns;
@@ -1336,7 +1378,7 @@ static const struct sd_link_fp_ops fp_ops = {
 
 static void *progress_main(void *arg)
 {
-	struct pollfd pfd[2];
+	struct pollfd *pfd = g.pfd;
 	sigset_t all;
 	uint64_t v;
 	int tick_ms;
@@ -1354,7 +1396,9 @@ static void *progress_main(void *arg)
 			pthread_mutex_lock(&g.mu);
 			service();
 			pthread_mutex_unlock(&g.mu);
-			n = ucp_worker_progress(g.worker);
+			n = 0;
+			for (unsigned int i = 0; i < g.nurls; i++)
+				n += ucp_worker_progress(g.urls[i].worker);
 			fp_drain_all();
 		} while (n != 0);
 		/* Said before the last look at the work: whoever adds some
@@ -1365,15 +1409,14 @@ static void *progress_main(void *arg)
 		service();
 		pthread_mutex_unlock(&g.mu);
 		fp_drain_all();
-		if (__atomic_load_n(&g.stop, __ATOMIC_ACQUIRE) || ucp_worker_arm(g.worker) == UCS_ERR_BUSY) {
+		n = __atomic_load_n(&g.stop, __ATOMIC_ACQUIRE);
+		for (unsigned int i = 0; i < g.nurls && n == 0; i++)
+			n = ucp_worker_arm(g.urls[i].worker) == UCS_ERR_BUSY;
+		if (n != 0) {
 			__atomic_store_n(&g.asleep, 0, __ATOMIC_SEQ_CST);
 			continue;
 		}
-		pfd[0].fd = g.efd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = g.wake;
-		pfd[1].events = POLLIN;
-		if (poll(pfd, 2, tick_ms) > 0 && (pfd[1].revents & POLLIN))
+		if (poll(pfd, g.nurls + 1, tick_ms) > 0 && (pfd[g.nurls].revents & POLLIN))
 			(void)!read(g.wake, &v, sizeof(v));
 		__atomic_store_n(&g.asleep, 0, __ATOMIC_SEQ_CST);
 	}
@@ -1385,18 +1428,18 @@ static void *progress_main(void *arg)
 
 /* UCX's memory hooks (malloc/mmap interposition) fight with sanitizers and
  * are not needed for AM over TCP: off, unless the user chose otherwise. */
-/* The local address a packet to SOFTDOCA_LINK's address leaves from (that
- * address itself on the side that listens there): the one the peer can
- * reach us at (connect() on a UDP socket sends nothing). 0, or an errno. */
-static int route_source(struct sockaddr_storage *out, socklen_t *outlen)
+/* The local address a packet to u's address leaves from (that address
+ * itself on the side that listens there): the one the peer can reach us at
+ * (connect() on a UDP socket sends nothing). 0, or an errno. */
+static int route_source(const struct sd_link_url *u, struct sockaddr_storage *out, socklen_t *outlen)
 {
 	socklen_t len = sizeof(*out);
 	int fd, e;
 
-	fd = socket(g.url.sa.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(u->sa.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
-	if (connect(fd, (const struct sockaddr *)&g.url.sa, g.url.salen) != 0 ||
+	if (connect(fd, (const struct sockaddr *)&u->sa, u->salen) != 0 ||
 	    getsockname(fd, (struct sockaddr *)out, &len) != 0) {
 		e = errno;
 		close(fd);
@@ -1426,12 +1469,12 @@ static bool same_ip(const struct sockaddr *a, const struct sockaddr_storage *b)
 /*
  * UCX uses every network interface it finds, and a connection whose lanes
  * leave from an interface the peer cannot answer (a machine on several
- * networks) times out. Unless the user chose (UCX_NET_DEVICES): the
- * interface facing the peer (the one holding SOFTDOCA_LINK's address, or
- * the route to it) and every RDMA port, which needs no route. Loopback is
- * left to UCX's default.
+ * networks) times out. Unless the user chose (UCX_NET_DEVICES), a link's
+ * context gets the interface facing its peer (the one holding the link's
+ * address, or the route to it) and every RDMA port, which needs no route.
+ * Loopback is left to UCX's default.
  */
-static void pick_net_devices(ucp_config_t *cfg)
+static void pick_net_devices(ucp_config_t *cfg, const struct sd_link_url *u)
 {
 	char list[1024], ifn[IF_NAMESIZE + 1] = "";
 	struct sockaddr_storage src;
@@ -1441,7 +1484,11 @@ static void pick_net_devices(ucp_config_t *cfg)
 	DIR *ib, *ports;
 	size_t n;
 
-	if (getenv("UCX_NET_DEVICES") != NULL || route_source(&src, &len) != 0 || getifaddrs(&all) != 0)
+	if (getenv("UCX_NET_DEVICES") != NULL)
+		return;
+	/* UCX's default unless one is found (the context before chose its own) */
+	(void)ucp_config_modify(cfg, "NET_DEVICES", "all");
+	if (route_source(u, &src, &len) != 0 || getifaddrs(&all) != 0)
 		return;
 	for (i = all; i != NULL; i = i->ifa_next)
 		if (i->ifa_addr != NULL && same_ip(i->ifa_addr, &src) && !(i->ifa_flags & IFF_LOOPBACK)) {
@@ -1471,7 +1518,7 @@ static void pick_net_devices(ucp_config_t *cfg)
 	if (n >= sizeof(list))
 		return; /* too many to name: UCX's default */
 	if (ucp_config_modify(cfg, "NET_DEVICES", list) == UCS_OK)
-		SD_LOG_DBG("UCX link: network devices %s (UCX_NET_DEVICES chooses others)", list);
+		SD_LOG_DBG("UCX link: network devices %s toward %s (UCX_NET_DEVICES chooses others)", list, u->text);
 }
 
 static void tune_config(ucp_config_t *cfg)
@@ -1543,7 +1590,6 @@ static doca_error_t setup(void)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	tune_config(cfg);
-	pick_net_devices(cfg);
 	/* A restarted server must not wait out the TIME_WAIT of its killed
 	 * predecessor's connections; a live listener still owns the port
 	 * (Linux refuses a second bind while one listens). UCX reads its
@@ -1552,46 +1598,64 @@ static doca_error_t setup(void)
 	 * ucp_init, unless the user chose. */
 	if (getenv("UCX_TCP_CM_REUSEADDR") == NULL)
 		setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
-	memset(&params, 0, sizeof(params));
-	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-	params.name = "softdoca";
-	st = ucp_init(&params, cfg, &g.ctx);
+	g.pfd = calloc(g.nurls + 1u, sizeof(*g.pfd));
+	if (g.pfd == NULL) {
+		ucp_config_release(cfg);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	for (unsigned int i = 0; i < g.nurls; i++) {
+		struct lurl *u = &g.urls[i];
+
+		pick_net_devices(cfg, &u->url);
+		memset(&params, 0, sizeof(params));
+		params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+		params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+		params.name = "softdoca";
+		st = ucp_init(&params, cfg, &u->ctx);
+		if (st != UCS_OK) {
+			ucp_config_release(cfg);
+			SD_LOG_ERR("UCX link: ucp_init failed: %s (check UCX_TLS and the other UCX_* variables)",
+				   ucs_status_string(st));
+			return DOCA_ERROR_DRIVER;
+		}
+		memset(&wp, 0, sizeof(wp));
+		wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+		wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+		st = ucp_worker_create(u->ctx, &wp, &u->worker);
+		if (st != UCS_OK) {
+			ucp_config_release(cfg);
+			SD_LOG_ERR("UCX link: cannot create a UCX worker: %s", ucs_status_string(st));
+			return DOCA_ERROR_DRIVER;
+		}
+		st = ucp_worker_get_efd(u->worker, &u->efd);
+		if (st != UCS_OK) {
+			ucp_config_release(cfg);
+			SD_LOG_ERR("UCX link: the UCX transports in use cannot wake a sleeping thread: %s (UCX_TLS?)",
+				   ucs_status_string(st));
+			return DOCA_ERROR_NOT_SUPPORTED;
+		}
+		memset(&hp, 0, sizeof(hp));
+		hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+				UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+		hp.id = UCX_AM_ID;
+		hp.cb = am_recv;
+		hp.arg = NULL;
+		hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+		st = ucp_worker_set_am_recv_handler(u->worker, &hp);
+		if (st != UCS_OK) {
+			ucp_config_release(cfg);
+			SD_LOG_ERR("UCX link: cannot register the message handler: %s", ucs_status_string(st));
+			return DOCA_ERROR_DRIVER;
+		}
+		g.pfd[i].fd = u->efd;
+		g.pfd[i].events = POLLIN;
+	}
 	ucp_config_release(cfg);
-	if (st != UCS_OK) {
-		SD_LOG_ERR("UCX link: ucp_init failed: %s (check UCX_TLS and the other UCX_* variables)",
-			   ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
-	memset(&wp, 0, sizeof(wp));
-	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-	st = ucp_worker_create(g.ctx, &wp, &g.worker);
-	if (st != UCS_OK) {
-		SD_LOG_ERR("UCX link: cannot create a UCX worker: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
-	st = ucp_worker_get_efd(g.worker, &g.efd);
-	if (st != UCS_OK) {
-		SD_LOG_ERR("UCX link: the UCX transports in use cannot wake a sleeping thread: %s (UCX_TLS?)",
-			   ucs_status_string(st));
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
-	memset(&hp, 0, sizeof(hp));
-	hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
-			UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-	hp.id = UCX_AM_ID;
-	hp.cb = am_recv;
-	hp.arg = NULL;
-	hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-	st = ucp_worker_set_am_recv_handler(g.worker, &hp);
-	if (st != UCS_OK) {
-		SD_LOG_ERR("UCX link: cannot register the message handler: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
 	g.wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (g.wake < 0)
 		return DOCA_ERROR_OPERATING_SYSTEM;
+	g.pfd[g.nurls].fd = g.wake;
+	g.pfd[g.nurls].events = POLLIN;
 	if (OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL) != 1) {
 		SD_LOG_ERR("UCX link: OpenSSL cannot start");
 		return DOCA_ERROR_DRIVER;
@@ -1616,7 +1680,7 @@ static void ucx_fini(void)
 	struct uconn *c;
 	int i;
 
-	if (g.worker == NULL || g.wake < 0)
+	if (g.nurls == 0 || g.urls[g.nurls - 1].worker == NULL || g.wake < 0)
 		return;
 	pthread_mutex_lock(&g.mu);
 	__atomic_store_n(&g.stop, true, __ATOMIC_RELEASE);
@@ -1641,7 +1705,7 @@ static void ucx_fini(void)
 			c->close_req = UCS_PTR_IS_PTR(r) ? r : NULL;
 		}
 		for (i = 0; c->close_req != NULL && i < 100000; i++) {
-			ucp_worker_progress(g.worker);
+			ucp_worker_progress(c->u->worker);
 			if (ucp_request_check_status(c->close_req) != UCS_INPROGRESS) {
 				ucp_request_free(c->close_req);
 				c->close_req = NULL;
@@ -1649,8 +1713,9 @@ static void ucx_fini(void)
 		}
 		c->ep = NULL;
 	}
-	for (i = 0; i < 1000 && ucp_worker_progress(g.worker) != 0; i++)
-		;
+	for (unsigned int k = 0; k < g.nurls; k++)
+		for (i = 0; i < 1000 && ucp_worker_progress(g.urls[k].worker) != 0; i++)
+			;
 	{
 		struct uconn **pp = &g.conns;
 
@@ -1742,13 +1807,35 @@ static bool wait_until(bool *flag, uint64_t deadline)
 	return true;
 }
 
+/* s's listener, made by the thread at the first call (under g.mu; one
+ * request at a time: a second first call waits for it). */
+static doca_error_t slot_listening(struct lslot *s)
+{
+	if (s->h != NULL)
+		return DOCA_SUCCESS;
+	if (!s->req) {
+		s->done = false;
+		s->req = true;
+		wake_thread();
+	}
+	if (!wait_until(&s->done, now_ns() + 5000000000ull)) {
+		SD_LOG_ERR("UCX link: the UCX thread did not answer");
+		return DOCA_ERROR_TIME_OUT;
+	}
+	return s->h != NULL ? DOCA_SUCCESS : s->err;
+}
+
 static doca_error_t ucx_listen(const struct sd_fabric_addr *addr, struct sd_link **out)
 {
 	struct ulink *l, *x;
+	struct lurl *u;
 	doca_error_t err;
 
 	if (addr == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	u = lurl_of(addr->card);
+	if (u == NULL)
+		return no_link(addr->card);
 	pthread_mutex_lock(&g.mu);
 	if (g.gone) {
 		pthread_mutex_unlock(&g.mu);
@@ -1757,38 +1844,15 @@ static doca_error_t ucx_listen(const struct sd_fabric_addr *addr, struct sd_link
 	for (x = g.listeners; x != NULL; x = x->lnext) {
 		if (addr_eq(&x->addr, addr)) {
 			SD_LOG_ERR("UCX link: a server of this process already listens as \"%s\" on %s (card %u) at %s",
-				   addr->name, addr->pci, (unsigned)addr->card, g.url.text);
+				   addr->name, addr->pci, (unsigned)addr->card, u->url.text);
 			pthread_mutex_unlock(&g.mu);
 			return DOCA_ERROR_ALREADY_EXIST;
 		}
 	}
-	if (g.lsn == NULL) {
-		/* One request at a time: a second first listen waits for it. */
-		if (!g.lsn_req) {
-			g.lsn_done = false;
-			g.lsn_req = true;
-			wake_thread();
-		}
-		if (!wait_until(&g.lsn_done, now_ns() + 5000000000ull)) {
-			pthread_mutex_unlock(&g.mu);
-			SD_LOG_ERR("UCX link: the UCX thread did not answer");
-			return DOCA_ERROR_TIME_OUT;
-		}
-		err = g.lsn == NULL ? g.lsn_err : DOCA_SUCCESS;
-		if (err != DOCA_SUCCESS) {
-			pthread_mutex_unlock(&g.mu);
-			return err;
-		}
-	}
-	if (!g.card_set) {
-		g.card = addr->card;
-		g.card_set = true;
-		SD_LOG_INFO("UCX link: listening on %s for card %u", g.url.text, (unsigned)g.card);
-	} else if (addr->card != g.card) {
-		SD_LOG_ERR("UCX link: this process serves card %u on %s; card %u cannot listen there too",
-			   (unsigned)g.card, g.url.text, (unsigned)addr->card);
+	err = slot_listening(&u->comch);
+	if (err != DOCA_SUCCESS) {
 		pthread_mutex_unlock(&g.mu);
-		return DOCA_ERROR_NOT_SUPPORTED;
+		return err;
 	}
 	l = ulink_new(true);
 	if (l == NULL) {
@@ -1855,10 +1919,14 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 {
 	struct ulink *l;
 	struct uconn *c;
+	struct lurl *u;
 	doca_error_t err;
 
 	if (addr == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
+	u = lurl_of(addr->card);
+	if (u == NULL)
+		return no_link(addr->card);
 	l = ulink_new(false);
 	c = uconn_new(false);
 	if (l == NULL || c == NULL) {
@@ -1871,7 +1939,10 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->addr = *addr;
-	snprintf(c->peer, sizeof(c->peer), "%s", g.url.text);
+	memcpy(&c->sa, &u->url.sa, u->url.salen);
+	c->salen = u->url.salen;
+	c->u = u;
+	snprintf(c->peer, sizeof(c->peer), "%s", u->url.text);
 	c->link = l;
 	l->c = c;
 	pthread_mutex_lock(&g.mu);
@@ -1903,7 +1974,7 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 				    c->peer, (unsigned long long)warn_ms,
 				    (unsigned long long)((end - t0) / 1000000ull));
 		if (!wait_until(&c->done, end)) {
-			SD_LOG_DBG("UCX link: no answer from %s within %llu ms", g.url.text,
+			SD_LOG_DBG("UCX link: no answer from %s within %llu ms", c->peer,
 				   (unsigned long long)(g.timeout_ns / 1000000));
 			c->result = DOCA_ERROR_NOT_FOUND;
 		}
@@ -2027,7 +2098,7 @@ static doca_error_t ucx_recv(struct sd_link *link, void *buf, struct sd_frame_vi
 	return DOCA_SUCCESS;
 bad:
 	SD_LOG_ERR("malformed frame from peer pid %d over %s (%zu bytes): %s; dropping the link", (int)link->peer_pid,
-		   g.url.text, n, why);
+		   l->c != NULL ? l->c->peer : "the UCX link", n, why);
 	return err;
 }
 
@@ -2234,32 +2305,29 @@ void sd_ucx_set_rm(struct uconn *c, void *rm)
 	c->rm = rm;
 }
 
-doca_error_t sd_ucx_rm_listen(struct sockaddr_storage *sa, socklen_t *salen)
+doca_error_t sd_ucx_rm_listen(uint32_t card, struct sockaddr_storage *sa, socklen_t *salen)
 {
+	struct lurl *u = lurl_of(card);
+	doca_error_t err;
+
 	if (g.gone)
 		return DOCA_ERROR_NOT_CONNECTED;
-	if (g.xlsn == NULL) {
-		if (!g.xlsn_req) {
-			int e = route_source(&g.xsa, &g.xsalen);
+	if (u == NULL)
+		return no_link(card);
+	if (u->rm.h == NULL && !u->rm.req) {
+		int e = route_source(&u->url, &u->rm.sa, &u->rm.salen);
 
-			if (e != 0) {
-				SD_LOG_ERR("UCX link: no route to %s to serve exported memory from: %s", g.url.text,
-					   strerror(e));
-				return e == EAFNOSUPPORT ? DOCA_ERROR_NOT_SUPPORTED : DOCA_ERROR_IO_FAILED;
-			}
-			g.xlsn_done = false;
-			g.xlsn_req = true;
-			wake_thread();
+		if (e != 0) {
+			SD_LOG_ERR("UCX link: no route to %s to serve exported memory from: %s", u->url.text,
+				   strerror(e));
+			return e == EAFNOSUPPORT ? DOCA_ERROR_NOT_SUPPORTED : DOCA_ERROR_IO_FAILED;
 		}
-		if (!wait_until(&g.xlsn_done, now_ns() + 5000000000ull)) {
-			SD_LOG_ERR("UCX link: the UCX thread did not answer");
-			return DOCA_ERROR_TIME_OUT;
-		}
-		if (g.xlsn == NULL)
-			return g.xlsn_err;
 	}
-	*sa = g.xsa;
-	*salen = g.xsalen;
+	err = slot_listening(&u->rm);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*sa = u->rm.sa;
+	*salen = u->rm.salen;
 	return DOCA_SUCCESS;
 }
 
@@ -2273,9 +2341,12 @@ doca_error_t sd_ucx_rm_connect(const struct sockaddr_storage *sa, socklen_t sale
 		return DOCA_ERROR_NOT_CONNECTED;
 	if (salen == 0 || salen > sizeof(c->sa))
 		return DOCA_ERROR_INVALID_VALUE;
+	if (lurl_of(card) == NULL)
+		return no_link(card);
 	c = uconn_new(false);
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	c->u = lurl_of(card); /* the exporter is that card's other side: the same network */
 	c->role = ROLE_RM_CLIENT;
 	memcpy(&c->sa, sa, salen);
 	c->salen = salen;
@@ -2337,20 +2408,60 @@ static const struct sd_link_ops ucx_ops = {
 	.destroy = ucx_destroy,
 };
 
-const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+/* The index of u in g.urls, added unless an equal address is there. */
+static int url_index(const struct sd_link_url *u)
+{
+	unsigned int i;
+
+	for (i = 0; i < g.nurls; i++)
+		if (g.urls[i].url.salen == u->salen && memcmp(&g.urls[i].url.sa, &u->sa, u->salen) == 0)
+			return (int)i;
+	g.urls[i].url = *u;
+	g.urls[i].comch.u = g.urls[i].rm.u = &g.urls[i];
+	g.urls[i].comch.sa = u->sa;
+	g.urls[i].comch.salen = u->salen;
+	g.urls[i].rm.rm = true;
+	g.nurls++;
+	return (int)i;
+}
+
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_urls *urls, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
 
-const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_urls *urls, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err)
 {
 	doca_error_t e;
+	bool any;
 
-	if (url == NULL || secret == NULL || secret_len == 0 || secret_len > sizeof(g.secret) || err == NULL) {
+	if (urls == NULL || (urls->ncards != 0 && urls->cards == NULL) || urls->ncards > SD_LINK_MAX_CARDS ||
+	    secret == NULL || secret_len == 0 || secret_len > sizeof(g.secret) || err == NULL) {
 		if (err != NULL)
 			*err = DOCA_ERROR_INVALID_VALUE;
 		return NULL;
 	}
-	g.url = *url;
+	any = urls->def != NULL;
+	for (uint32_t i = 0; i < urls->ncards; i++)
+		any = any || urls->cards[i].salen != 0;
+	if (!any) {
+		*err = DOCA_ERROR_INVALID_VALUE;
+		return NULL;
+	}
+	/* every address at most once: the default and one per card */
+	g.urls = calloc(urls->ncards + 1u, sizeof(*g.urls));
+	g.card_url = calloc(urls->ncards + 1u, sizeof(*g.card_url));
+	if (g.urls == NULL || g.card_url == NULL) {
+		free(g.urls);
+		free(g.card_url);
+		g.urls = NULL;
+		g.card_url = NULL;
+		*err = DOCA_ERROR_NO_MEMORY;
+		return NULL;
+	}
+	g.def_url = urls->def != NULL ? url_index(urls->def) : -1;
+	g.ncards = urls->ncards;
+	for (uint32_t i = 0; i < urls->ncards; i++)
+		g.card_url[i] = urls->cards[i].salen != 0 ? url_index(&urls->cards[i]) : -1;
 	memcpy(g.secret, secret, secret_len);
 	g.secret_len = secret_len;
 	e = setup();

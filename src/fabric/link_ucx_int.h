@@ -84,10 +84,10 @@ uint32_t sd_ucx_card(const struct uconn *c);
 void *sd_ucx_rm(const struct uconn *c);
 void sd_ucx_set_rm(struct uconn *c, void *rm);
 
-/* Exporter: the remote-memory listener (made at the first call, on the
- * local address that routes to the SOFTDOCA_LINK peer, ephemeral port);
- * *sa gets its address. */
-doca_error_t sd_ucx_rm_listen(struct sockaddr_storage *sa, socklen_t *salen);
+/* Exporter: the remote-memory listener for memory of card (made at the
+ * first call for that card's link, on the local address that routes to
+ * its peer, ephemeral port); *sa gets its address. */
+doca_error_t sd_ucx_rm_listen(uint32_t card, struct sockaddr_storage *sa, socklen_t *salen);
 /* Importer: connect to sa and authenticate for card (blocks, bounded by the
  * link timeout). NOT_FOUND: nobody answers; NOT_PERMITTED: the secrets
  * differ or the exporter refused the card. *out stays valid (failed, maybe)

@@ -220,7 +220,7 @@ static doca_error_t ux_export(void *addr, size_t len, uint32_t access, uint32_t 
 	if (x == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	sd_ucx_lock();
-	err = sd_ucx_rm_listen(&sa, &salen);
+	err = sd_ucx_rm_listen(card, &sa, &salen);
 	if (err != DOCA_SUCCESS) {
 		sd_ucx_unlock();
 		free(x);

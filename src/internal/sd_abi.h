@@ -39,6 +39,7 @@
 #define sd_dev_rep_pci_addr priv_doca_sd_dev_rep_pci_addr
 #define sd_dev_rep_put priv_doca_sd_dev_rep_put
 #define sd_devinfo_caps priv_doca_sd_devinfo_caps
+#define sd_topo_card_link priv_doca_sd_topo_card_link
 #define sd_topo_link priv_doca_sd_topo_link
 #define sd_env_bool priv_doca_sd_env_bool
 #define sd_env_u64 priv_doca_sd_env_u64

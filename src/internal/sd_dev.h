@@ -38,11 +38,16 @@ enum sd_side {
  * ("ucx://ADDR:PORT", at most SD_TOPO_LINK_MAX - 1 characters) and
  * "link_secret_file" (a relative path is taken from the topology file's
  * folder). SOFTDOCA_LINK and SOFTDOCA_LINK_SECRET_FILE take precedence
- * (link_select.c). true with *url set (*secret_file may be NULL) when it
- * names one; false without, or when the topology does not load (the
- * device calls report why). */
+ * (link_select.c). true when it names either (the other NULL: the secret
+ * may serve the cards' own links alone); false without, or when the
+ * topology does not load (the device calls report why). */
 #define SD_TOPO_LINK_MAX 320
 bool sd_topo_link(const char **url, const char **secret_file);
+/* A card's own link (cards[i].link: where that card's Arm side listens,
+ * for a host with cards whose Arm sides are on different machines): true
+ * with *url set when card names one. *ncards (may be NULL) is set to the
+ * topology's card count either way (0 when it does not load). */
+bool sd_topo_card_link(uint32_t card, const char **url, uint32_t *ncards);
 
 /* The side this library build is (host flavor or dpu flavor). */
 enum sd_side sd_side(void);

@@ -150,9 +150,20 @@ doca_error_t sd_auth_server_verify(struct sd_auth *a, const void *msg, size_t le
 
 /* ---- the transport module ------------------------------------------------ */
 
+/* Where the cards' Arm sides listen: def (SOFTDOCA_LINK, else the
+ * topology's "link"; NULL when only cards name theirs) and, for each of the
+ * topology's ncards cards, its own link (cards[i].link; salen 0: none, def
+ * applies). A card with neither cannot listen or connect (NOT_SUPPORTED). */
+#define SD_LINK_MAX_CARDS 4096u
+struct sd_link_urls {
+	const struct sd_link_url *def;
+	const struct sd_link_url *cards;
+	uint32_t ncards;
+};
+
 /* The module's one entry point (dlsym), called once. */
 #define SD_LINK_UCX_ENTRY "priv_doca_sd_link_ucx_init"
-typedef const struct sd_link_ops *(*sd_link_ucx_init_fn)(const struct sd_link_url *url, const uint8_t *secret,
+typedef const struct sd_link_ops *(*sd_link_ucx_init_fn)(const struct sd_link_urls *urls, const uint8_t *secret,
 							 size_t secret_len, doca_error_t *err);
 
 /* ---- remote memory across the link --------------------------------------- */

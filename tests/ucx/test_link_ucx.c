@@ -337,6 +337,9 @@ static doca_error_t dummy_listen(const struct sd_fabric_addr *a, struct sd_link 
 
 static const struct sd_link_ops sock = {.name = "socket", .listen = dummy_listen};
 
+/* The topology file the next select_case's child reads (NULL: none). */
+static const char *case_topo;
+
 /* In a child: with SOFTDOCA_LINK=link and the secret file (NULL: unset),
  * the transport's name must be `name` and listen must answer `err`. */
 static void select_case(const char *link, const char *secret, const char *name, doca_error_t err)
@@ -360,6 +363,10 @@ static void select_case(const char *link, const char *secret, const char *name, 
 			unsetenv("SOFTDOCA_LINK_SECRET_FILE");
 		/* no ~/.softdoca-secret to fall back on */
 		setenv("HOME", dir, 1);
+		if (case_topo != NULL)
+			setenv("SOFTDOCA_TOPOLOGY", case_topo, 1);
+		else
+			unsetenv("SOFTDOCA_TOPOLOGY");
 		o = sd_link_select(&sock);
 		if (strcmp(o->name, name) != 0)
 			_exit(1);
@@ -391,6 +398,35 @@ static void test_select(void **state)
 
 		snprintf(open_path, sizeof(open_path), "%s/open", dir);
 		select_case("ucx://127.0.0.1:5", open_path, "refused", DOCA_ERROR_NOT_PERMITTED);
+	}
+	/* a card's own link (cards[i].link) selects the link by itself; the
+	 * module is not beside this test, so a good setting gets as far as
+	 * loading it (NOT_SUPPORTED) and a bad one is refused before */
+	{
+		static const char *const topo[][2] = {
+			{"{\"cards\": [{}, {\"link\": \"ucx://127.0.0.1:5\"}]}", "NOT_SUPPORTED"},
+			{"{\"cards\": [{}, {\"link\": \"ucx://127.0.0.1\"}]}", "INVALID_VALUE"},
+			{"{\"cards\": [{\"link\": \"ucx://no-such-host.invalid:5\"}]}", "NOT_FOUND"},
+			{"{\"cards\": [{}]}", "socket"},
+		};
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/topo.json", dir);
+		for (size_t i = 0; i < sizeof(topo) / sizeof(topo[0]); i++) {
+			FILE *f = fopen(path, "w");
+			bool sock_case = strcmp(topo[i][1], "socket") == 0;
+
+			assert_non_null(f);
+			fputs(topo[i][0], f);
+			fclose(f);
+			case_topo = path;
+			select_case(NULL, good, sock_case ? "socket" : "refused",
+				    sock_case ? DOCA_SUCCESS
+				    : strcmp(topo[i][1], "NOT_SUPPORTED") == 0 ? DOCA_ERROR_NOT_SUPPORTED
+				    : strcmp(topo[i][1], "INVALID_VALUE") == 0 ? DOCA_ERROR_INVALID_VALUE
+									       : DOCA_ERROR_NOT_FOUND);
+			case_topo = NULL;
+		}
 	}
 }
 

@@ -2,7 +2,7 @@
  * 127.0.0.1 (UCX_TLS=tcp): routing by address among several listeners, an
  * unknown name, frames both ways in order, back-pressure (AGAIN) and its
  * release, descriptors refused, close seen by the peer, junk at the port,
- * and the listen refusals. No root needed; the two-namespace test covers the rest. */
+ * the listen refusals, and a card with a link of its own (cards[i].link). No root needed; the two-namespace test covers the rest. */
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -22,12 +22,12 @@
 #include "../../src/fabric/link_ucx_int.h"
 #include "../common/ucx_loop_util.h"
 
-const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_urls *urls, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
 const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void);
 
 static const struct sd_link_ops *ops;
-static uint16_t port;
+static uint16_t port, card2_port; /* SOFTDOCA_LINK's; card 2's own link's */
 static struct sd_link *lis_a, *lis_b;
 
 static struct sd_fabric_addr addr(const char *name)
@@ -340,10 +340,75 @@ static void test_listen_refusals(void **state)
 
 	(void)state;
 	assert_int_equal(ops->listen(&a, &l), DOCA_ERROR_ALREADY_EXIST);
+	/* another card of this process at the same address: the handshake's
+	 * card tells their clients apart; a card nobody serves is refused */
 	other.card = 3;
-	assert_int_equal(ops->listen(&other, &l), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(ops->listen(&other, &l), DOCA_SUCCESS);
+	{
+		struct sd_fabric_addr stray = other;
+		struct sd_link *c = NULL, *s;
+
+		assert_int_equal(ops->connect(&other, &c), DOCA_SUCCESS);
+		s = accept_one(l);
+		assert_non_null(s);
+		ops->destroy(s);
+		ops->destroy(c);
+		stray.card = 5;
+		assert_int_equal(ops->connect(&stray, &c), DOCA_ERROR_NOT_PERMITTED);
+	}
+	ops->destroy(l);
 	assert_int_equal(ops->reclaim(&a, 1), DOCA_SUCCESS);
 	assert_int_equal(ops->accept(NULL, &l), DOCA_ERROR_INVALID_VALUE);
+}
+
+/* Card 2 has a link of its own (another port; on a real machine, another
+ * Arm side's address): its servers listen there, its clients connect
+ * there, its exports are served from a listener of their own; cards 0 and
+ * 1 keep SOFTDOCA_LINK's. */
+static void test_card_own_link(void **state)
+{
+	struct sd_fabric_addr x = addr("svc-x"), x0 = addr("svc-x");
+	struct sockaddr_storage sa0, sa2, again;
+	socklen_t len0 = 0, len2 = 0, len = 0;
+	struct sd_link *lis = NULL, *c = NULL, *s;
+	static uint8_t buf[SD_FRAME_BUF_SIZE];
+	struct sd_frame_view v;
+
+	(void)state;
+	x.card = 2;
+	assert_int_equal(ops->listen(&x, &lis), DOCA_SUCCESS);
+	/* a card 0 client of that name goes to SOFTDOCA_LINK's address,
+	 * where no card 0 server has it */
+	assert_int_equal(ops->connect(&x0, &c), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(ops->connect(&x, &c), DOCA_SUCCESS);
+	s = accept_one(lis);
+	assert_non_null(s);
+	assert_int_equal(ops->send(c, SD_FRAME_MSG, "two", 3, -1), DOCA_SUCCESS);
+	assert_int_equal(recv_wait(s, buf, &v, 3000), DOCA_SUCCESS);
+	assert_memory_equal(v.body, "two", 3);
+	ops->destroy(c);
+	ops->destroy(s);
+	{
+		/* card 2's servers listen at its own link's port */
+		struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(card2_port)};
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		assert_true(fd >= 0);
+		assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+		close(fd);
+	}
+	/* exports of each card: a remote-memory listener per link */
+	sd_ucx_lock();
+	assert_int_equal(sd_ucx_rm_listen(0, &sa0, &len0), DOCA_SUCCESS);
+	assert_int_equal(sd_ucx_rm_listen(2, &sa2, &len2), DOCA_SUCCESS);
+	assert_int_equal(sd_ucx_rm_listen(1, &again, &len), DOCA_SUCCESS);
+	sd_ucx_unlock();
+	assert_int_equal(len, len0);
+	assert_memory_equal(&again, &sa0, len0); /* card 1 shares card 0's link */
+	assert_true(len2 == len0 && memcmp(&sa2, &sa0, len0) != 0);
+	assert_int_equal(((struct sockaddr_in *)&sa2)->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	ops->destroy(lis);
 }
 
 static int setup(void **state)
@@ -361,7 +426,17 @@ static int setup(void **state)
 		return -1;
 	if (sd_link_url_parse(text, &url, why, sizeof(why)) != DOCA_SUCCESS)
 		return -1;
-	ops = priv_doca_sd_link_ucx_init(&url, (const uint8_t *)"loop secret", 11, &err);
+	{
+		struct sd_link_url cards[3];
+
+		memset(cards, 0, sizeof(cards));
+		card2_port = ucx_loop_url(text, sizeof(text));
+		if (card2_port == 0 || card2_port == port ||
+		    sd_link_url_parse(text, &cards[2], why, sizeof(why)) != DOCA_SUCCESS)
+			return -1;
+		ops = priv_doca_sd_link_ucx_init(&(struct sd_link_urls){.def = &url, .cards = cards, .ncards = 3},
+						 (const uint8_t *)"loop secret", 11, &err);
+	}
 	if (ops == NULL)
 		return -1;
 	if (ops->listen(&a, &lis_a) != DOCA_SUCCESS || ops->listen(&b, &lis_b) != DOCA_SUCCESS)
@@ -386,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_batches),
 		cmocka_unit_test(test_junk_peer),
 		cmocka_unit_test(test_listen_refusals),
+		cmocka_unit_test(test_card_own_link),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -31,7 +31,7 @@
 #include "../../src/fabric/link_ucx_int.h"
 #include "../common/ucx_loop_util.h"
 
-const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_url *url, const uint8_t *secret,
+const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_urls *urls, const uint8_t *secret,
 						     size_t secret_len, doca_error_t *err);
 const struct sd_link_remote_ops *priv_doca_sd_link_ucx_remote(void);
 
@@ -475,7 +475,7 @@ static int setup(void **state)
 		return -1;
 	if (sd_link_url_parse(text, &url, why, sizeof(why)) != DOCA_SUCCESS)
 		return -1;
-	if (priv_doca_sd_link_ucx_init(&url, (const uint8_t *)"remote secret", 13, &err) == NULL)
+	if (priv_doca_sd_link_ucx_init(&(struct sd_link_urls){.def = &url}, (const uint8_t *)"remote secret", 13, &err) == NULL)
 		return -1;
 	rm = priv_doca_sd_link_ucx_remote();
 	return rm != NULL ? 0 : -1;

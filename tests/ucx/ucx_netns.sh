@@ -9,7 +9,10 @@
 #                            SOFTDOCA_PEER_BUILD_DIR = the host build)
 #
 # Cases: a client started before its server waits for it; one Arm-side
-# process serving two host functions whose hosts are two namespaces; a Comch
+# process serving two host functions whose hosts are two namespaces; a host
+# with two cards whose Arm sides are two namespaces (the topology's
+# cards[i].link: Comch on both cards from one process, doca_dma_copy on the
+# second); a Comch
 # conversation across the veth (tests/comch/comch_peer, and
 # NVIDIA's comch_ctrl_path samples when DOCA_SAMPLES_DIR points at a
 # doca-samples checkout), a wrong secret refused on both sides, a secret file
@@ -46,6 +49,9 @@ A=${tag}a B=${tag}b VA=${tag}va VB=${tag}vb
 # reaches A's listening address through A; B has no route to A's second
 # network, so UCX on A must not use that interface toward B)
 C=${tag}c WA=${tag}wa WC=${tag}wc
+# a second Arm machine, D (card 1's Arm side when the topology gives each
+# card its own link), joined to B only: A cannot reach it, nor it A
+D=${tag}d XB=${tag}xb XD=${tag}xd ADDR_D=10.77.2.1
 ADDR_A=10.77.0.1
 URL=ucx://$ADDR_A:18515
 TMO=2000 # SOFTDOCA_LINK_TIMEOUT_MS for the partition case
@@ -66,6 +72,10 @@ netns_join "$VA" "$A" "$ADDR_A/24" "$VB" "$B" 10.77.0.2/24 || {
 netns_add "$C" && veth_add "$WA" "$WC" &&
 	netns_join "$WA" "$A" 10.77.1.1/24 "$WC" "$C" 10.77.1.2/24 && ip -n "$C" route add default via 10.77.1.1 || {
 	echo "not ok - setting up the second host's veth pair failed"
+	exit 1
+}
+netns_add "$D" && veth_add "$XB" "$XD" && netns_join "$XD" "$D" "$ADDR_D/24" "$XB" "$B" 10.77.2.2/24 || {
+	echo "not ok - setting up the second Arm machine's veth pair failed"
 	exit 1
 }
 netns_need_unshare
@@ -420,6 +430,69 @@ fi
 kill "$spid" 2>/dev/null
 wait_exit "$spid" 5 >/dev/null
 
+# ---- a host with two cards whose Arm sides are two machines ---------------
+# The topology gives each card its own link (cards[i].link, SOFTDOCA_LINK
+# unset): card 0's Arm side is A, card 1's is D. One host process in B has
+# a client on each card at once; then doca_dma_copy host -> Arm on card 1,
+# whose host-side export must be served on B's address facing D (D has no
+# route to the network between A and B).
+cat >"$T/topo/cards.json" <<EOF_TOPO
+{ "link_secret_file": "link-secret",
+  "cards": [ { "link": "$URL",
+               "dpu": { "pfs": [ { "pci": "03:00.0", "reps": [ "3b:00.0" ] } ] },
+               "host": { "functions": [ { "pci": "3b:00.0" } ] } },
+             { "link": "ucx://$ADDR_D:18515",
+               "dpu": { "pfs": [ { "pci": "04:00.0", "reps": [ "5e:00.0" ] } ] },
+               "host": { "functions": [ { "pci": "5e:00.0" } ] } } ] }
+EOF_TOPO
+per_card=(env -u SOFTDOCA_LINK -u SOFTDOCA_LINK_SECRET_FILE SOFTDOCA_TOPOLOGY="$T/topo/cards.json")
+side "$A" dpu s8 /nonexistent "${per_card[@]}" COMCH_PEER_REPS=0000:3b:00.0 "$SRV" svc
+s8=$last
+side "$D" dpu s9 /nonexistent "${per_card[@]}" COMCH_PEER_REPS=0000:5e:00.0 "$SRV" svc
+s9=$last
+if wait_for "$T/s8.out" READY 15 >/dev/null && wait_for "$T/s9.out" READY 15 >/dev/null; then
+	side "$B" host c8 /nonexistent "${per_card[@]}" "$PEER/tests/ucx/cards_client" svc 0000:3b:00.0 0000:5e:00.0
+	wait_exit "$last" 30
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "GOT ping@0000:3b:00.0 via 0000:3b:00.0" "$T/c8.out" &&
+		grep -q "GOT ping@0000:5e:00.0 via 0000:5e:00.0" "$T/c8.out" &&
+		grep -q "card 1 at ucx://$ADDR_D:18515 (the topology's cards\[1\].link)" "$T/c8.err"; then
+		ok "one host process, two cards, each card's Arm side on its own machine (cards[i].link): both answered"
+	else
+		bad "two cards on two Arm machines (client exit $rc)" "$T/c8.out" "$T/c8.err" "$T/s8.err" "$T/s9.err"
+	fi
+else
+	bad "two cards on two Arm machines: a server did not start" "$T/s8.out" "$T/s8.err" "$T/s9.out" "$T/s9.err"
+fi
+kill "$s8" "$s9" 2>/dev/null
+wait_exit "$s8" 5 >/dev/null
+wait_exit "$s9" 5 >/dev/null
+APP_D=$BUILD/applications/doca_dma_copy APP_H=$PEER/applications/doca_dma_copy
+if [ -x "$APP_D" ] && [ -x "$APP_H" ]; then
+	mkdir -p "$T/c1h" "$T/c1d"
+	head -c $((4 * 1024 * 1024 + 3)) /dev/urandom >"$T/c1h/src.bin"
+	side "$D" dpu c9d /nonexistent "${per_card[@]}" "$APP_D" -p 04:00.0 -r 5e:00.0 -f "$T/c1d/dst.bin"
+	dpid=$last
+	if wait_for "$T/c9d.out" "waiting for a client connection" 15 >/dev/null; then
+		side "$B" host c9h /nonexistent "${per_card[@]}" "$APP_H" -p 5e:00.0 -f "$T/c1h/src.bin"
+		wait_exit "$last" 60
+		hrc=$?
+		wait_exit "$dpid" 10
+		arc=$?
+		if [ $hrc -eq 0 ] && [ $arc -eq 0 ] &&
+			[ "$(sha256sum <"$T/c1h/src.bin")" = "$(sha256sum <"$T/c1d/dst.bin" 2>/dev/null)" ] &&
+			! ip -n "$D" route get 10.77.0.2 >/dev/null 2>&1; then
+			ok "doca_dma_copy on card 1, 4 MiB + 3 B, sha256 equal: the host's export was served on its address facing card 1's Arm machine (which has no route to the other)"
+		else
+			bad "doca_dma_copy on card 1 (host exit $hrc, Arm exit $arc)" "$T/c9h.out" "$T/c9h.err" \
+				"$T/c9d.out" "$T/c9d.err"
+		fi
+	else
+		bad "doca_dma_copy on card 1: the Arm side did not start" "$T/c9d.out" "$T/c9d.err"
+	fi
+	kill "$dpid" 2>/dev/null
+fi
+
 # ---- secure_channel across the veth: the fast path both ways ---------------
 # The tree's doca_secure_channel (a producer and a consumer on each side,
 # payload checked by the receiver): a few sizes (1 B, 4 KiB, the device's
@@ -629,7 +702,6 @@ fi
 # thread only. Then the exporter killed, and the veth taken down, while a
 # copy runs (the Arm side is paused at the start of its DMA loop so that
 # the fault lands mid-copy whatever the speed).
-APP_D=$BUILD/applications/doca_dma_copy APP_H=$PEER/applications/doca_dma_copy
 # app_pair TAG HOST_FILE DPU_FILE: start both; $dpid, $apid (host)
 app_pair() {
 	side "$A" dpu "$1-d" "$T/secret" "$APP_D" -p 03:00.0 -r 3b:00.0 -f "$3"
