@@ -3,13 +3,14 @@
  * The UCX transport: the link across a network (SOFTDOCA_LINK=ucx://ADDR:PORT,
  * see sd_link_ucx.h for selection and the handshake).
  *
- * One UCX context and worker per process, driven by one thread of ours that
- * sleeps on the worker's event fd and a wake-up eventfd, never spinning. Only
- * that thread calls into UCX (so the worker runs in UCS_THREAD_MODE_SINGLE):
- * callers of the sd_link_ops queue what they want under one process-wide
- * lock and wake it. Each link's fd is an eventfd that is readable exactly
- * while frames (or the news that the peer is gone) wait for sd_link_recv,
- * which is what the sd_link contract asks of a pollable fd.
+ * One UCX context and worker per link address (SOFTDOCA_LINK, and each card
+ * that names its own: struct lurl says why), all driven by one thread of ours
+ * that sleeps on the workers' event fds and a wake-up eventfd, never spinning.
+ * Only that thread calls into UCX (so the workers run in
+ * UCS_THREAD_MODE_SINGLE): callers of the sd_link_ops queue what they want
+ * under one process-wide lock and wake it. Each link's fd is an eventfd that
+ * is readable exactly while frames (or the news that the peer is gone) wait
+ * for sd_link_recv, which is what the sd_link contract asks of a pollable fd.
  *
  * Why not send from the caller: UCX in multi-thread mode serialises on the
  * worker anyway, and a queue lets send answer AGAIN from a plain credit
@@ -18,13 +19,15 @@
  * reads. A peer that sends past its credit is hostile and is dropped, so a
  * receiver that does not read costs at most one window of memory.
  *
- * The Arm side listens: one ucp_listener per process at ADDR:PORT, made at
- * the first listen. A connecting peer must pass the handshake and then names
- * the address (card, function, server name) it opens; the connection goes to
- * that listener's accept queue, or is refused with NOT_FOUND. Frames are
- * checked by sd_frame_parse exactly like frames from a local socket, and a
- * frame claiming to carry a descriptor is malformed: descriptors cannot
- * cross a network (send refuses them with NOT_SUPPORTED).
+ * The Arm side listens: one ucp_listener per link address at ADDR:PORT, made
+ * at the first listen of a card reached there; the handshake's card tells the
+ * clients of cards that share an address apart. A connecting peer must pass
+ * the handshake and then names the address (card, function, server name) it
+ * opens; the connection goes to that listener's accept queue, or is refused
+ * with NOT_FOUND. Frames are checked by sd_frame_parse exactly like frames
+ * from a local socket, and a frame claiming to carry a descriptor is
+ * malformed: descriptors cannot cross a network (send refuses them with
+ * NOT_SUPPORTED).
  *
  * Liveness: both sides send a PING when they have sent nothing for
  * timeout/5; a link that has heard nothing for SOFTDOCA_LINK_TIMEOUT_MS

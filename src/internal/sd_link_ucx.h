@@ -5,10 +5,13 @@
  * Selection (src/fabric/link_select.c, always built): SOFTDOCA_LINK unset or
  * empty keeps the socket transport of the fabric directory. SOFTDOCA_LINK=
  * ucx://ADDR:PORT (ADDR an IPv4 address, a host name or [IPv6]) selects the
- * UCX transport; it needs SOFTDOCA_LINK_SECRET_FILE. Both are read and
- * checked once, at the first use of the fabric; a bad setting makes every
- * listen and connect fail with the error it got (logged once, naming the
- * variable), never a silent fall-back to the local fabric.
+ * UCX transport; so does a card's own link in the topology (cards[i].link,
+ * which wins for that card: struct sd_link_urls). It needs a secret
+ * (SOFTDOCA_LINK_SECRET_FILE, the topology's link_secret_file or
+ * ~/.softdoca-secret). All are read and checked once, at the first use of
+ * the fabric; a bad setting makes every listen and connect fail with the
+ * error it got (logged once, naming the variable), never a silent fall-back
+ * to the local fabric.
  *
  * The UCX transport lives in a module (sd_link_ucx.so, next to
  * libdoca_common in "softdoca/" or in the build tree) loaded only when asked

@@ -280,6 +280,9 @@ static void broken_files(void **s)
 		 ": link: must be ucx://ADDR:PORT"},
 		{"{\"link_secret_file\": \"s\", \"cards\": [{}]}", "DOCA_ERROR_INVALID_VALUE",
 		 ": link_secret_file: given without \"link\""},
+		{"{\"cards\": [{}, {\"link\": 5}]}", "DOCA_ERROR_INVALID_VALUE", ": cards[1].link: must be a string"},
+		{"{\"cards\": [{\"link\": \"tcp://10.0.0.1:1\"}]}", "DOCA_ERROR_INVALID_VALUE",
+		 ": cards[0].link: must be ucx://ADDR:PORT"},
 		{"{\"link\": \"ucx://10.0.0.1:1\", \"link_secret_file\": [], \"cards\": [{}]}",
 		 "DOCA_ERROR_INVALID_VALUE", ": link_secret_file: must be a string"},
 	};
