@@ -228,9 +228,14 @@ static int try_connect(struct doca_comch_client *c, uint64_t now)
 	if (err != DOCA_SUCCESS) {
 		if (now >= c->next_warn_ns) {
 			c->next_warn_ns = now + c->warn_repeat_ns;
-			SD_LOG_WARN("Waiting for Comch server \"%s\" on %s (card %u): no server is listening. The "
-				    "server must run on the BlueField Arm side and be started before the host client",
-				    ep->name, c->addr.pci, c->addr.card);
+			if (err == DOCA_ERROR_NOT_FOUND)
+				SD_LOG_WARN("Waiting for Comch server \"%s\" on %s (card %u): no server is listening. "
+					    "The server must run on the BlueField Arm side and be started before the "
+					    "host client", ep->name, c->addr.pci, c->addr.card);
+			else /* AGAIN: reached, or being reached, but no answer yet */
+				SD_LOG_WARN("Waiting for Comch server \"%s\" on %s (card %u): its side does not answer "
+					    "the connection (is its process stopped or overloaded, or the link down?)",
+					    ep->name, c->addr.pci, c->addr.card);
 		}
 		return 0;
 	}

@@ -88,7 +88,6 @@
 #include <ucp/api/ucp.h>
 #include <ucm/api/ucm.h>
 
-#include "sd_comch.h"
 #include "sd_env.h"
 #include "sd_link_ucx.h"
 #include "sd_log.h"
@@ -207,6 +206,10 @@ struct uconn {
 	unsigned int held; /* callers waiting for closed, an importer holding it: not to be freed */
 	bool done; /* client: connect has its answer in result */
 	doca_error_t result;
+	/* client of a Comch link still in g.attempts: connect has not handed
+	 * it out yet (asked: the last call for it; end: when it gives up) */
+	struct uconn *att_next;
+	uint64_t asked_ns, attempt_end_ns;
 	uint64_t born_ns, last_rx_ns, last_tx_ns;
 };
 
@@ -274,6 +277,7 @@ static struct {
 	struct pollfd *pfd; /* the thread's: each worker's event fd, then wake */
 	pthread_t thr;
 	struct uconn *conns, *newc;
+	struct uconn *attempts; /* connects under way (ucx_connect) */
 	struct ulink *listeners;
 	bool fp_pending; /* some link holds fast-path messages for its tap */
 	struct txb *pool; /* free large message buffers, pool_n of them */
@@ -1918,81 +1922,127 @@ static doca_error_t ucx_accept(struct sd_link *listener, struct sd_link **out)
 
 static void ucx_close(struct sd_link *link);
 
+/* Give up a connect attempt (not in g.attempts any more): its link was
+ * never handed out. Without g.mu: ucx_close waits for the thread. */
+static void drop_attempt(struct uconn *c)
+{
+	struct ulink *l = c->link;
+
+	ucx_close(&l->base);
+	pthread_mutex_destroy(&l->base.lock);
+	free(l);
+}
+
+/*
+ * A connect does not wait for the handshake: the first call for an address
+ * starts an attempt and waits for it briefly (a server that answers, as on
+ * a working network, answers well within UCX_CONNECT_WAIT_NS); a later call
+ * for the same address picks the attempt up where it is. Until it has its
+ * answer, AGAIN: the Comch client retries on its timer and warns that the
+ * server does not answer, and its PE goes on serving the program's other
+ * contexts (a host process with one card whose Arm side is stopped or cut
+ * off keeps talking to its others). An attempt nobody asks for any more
+ * (the client stopped) is dropped at the next connect, or by the exit.
+ */
+#define UCX_CONNECT_WAIT_NS (50ull * 1000000ull)
+#define UCX_ATTEMPT_IDLE_NS (1000ull * 1000000ull)
+
 static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_link **out)
 {
+	struct uconn *c, **pp, *stale = NULL;
 	struct ulink *l;
-	struct uconn *c;
 	struct lurl *u;
 	doca_error_t err;
+	uint64_t now;
 
 	if (addr == NULL || out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	u = lurl_of(addr->card);
 	if (u == NULL)
 		return no_link(addr->card);
-	l = ulink_new(false);
-	c = uconn_new(false);
-	if (l == NULL || c == NULL) {
-		if (l != NULL) {
-			close(l->base.fd);
-			pthread_mutex_destroy(&l->base.lock);
-			free(l);
-		}
-		free(c);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	c->addr = *addr;
-	memcpy(&c->sa, &u->url.sa, u->url.salen);
-	c->salen = u->url.salen;
-	c->u = u;
-	snprintf(c->peer, sizeof(c->peer), "%s", u->url.text);
-	c->link = l;
-	l->c = c;
 	pthread_mutex_lock(&g.mu);
 	if (g.gone) {
 		pthread_mutex_unlock(&g.mu);
-		close(l->base.fd);
-		pthread_mutex_destroy(&l->base.lock);
-		free(l);
-		free(c);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
-	c->next = g.newc;
-	g.newc = c;
-	wake_thread();
-	{
-		/* The connect blocks its caller until the server's side
-		 * answers the handshake; a server that is stopped or
-		 * overloaded keeps it there up to the link's timeout, and the
-		 * program should not wait in silence (the Comch client's own
-		 * waiting warnings cannot run meanwhile): said once, after
-		 * the client's first-warning delay. */
-		uint64_t t0 = now_ns(), end = t0 + g.timeout_ns + 1000000000ull, warn_ms = SD_COMCH_WAIT_WARN_FIRST_MS;
-
-		(void)sd_env_u64(SD_COMCH_WAIT_WARN_ENV, SD_COMCH_WAIT_WARN_FIRST_MS, 1, SD_COMCH_WAIT_WARN_MAX_MS,
-				 &warn_ms);
-		if (t0 + warn_ms * 1000000ull < end && !wait_until(&c->done, t0 + warn_ms * 1000000ull))
-			SD_LOG_WARN("UCX link: the Arm side at %s has not answered the connection handshake for %llu "
-				    "ms (is its process stopped or overloaded?); waiting up to %llu ms",
-				    c->peer, (unsigned long long)warn_ms,
-				    (unsigned long long)((end - t0) / 1000000ull));
-		if (!wait_until(&c->done, end)) {
-			SD_LOG_DBG("UCX link: no answer from %s within %llu ms", c->peer,
-				   (unsigned long long)(g.timeout_ns / 1000000));
-			c->result = DOCA_ERROR_NOT_FOUND;
+	now = now_ns();
+	for (pp = &g.attempts; (c = *pp) != NULL;) {
+		if (now - c->asked_ns > UCX_ATTEMPT_IDLE_NS) {
+			*pp = c->att_next;
+			c->att_next = stale;
+			stale = c;
+			continue;
 		}
+		if (addr_eq(&c->addr, addr))
+			break;
+		pp = &c->att_next;
 	}
+	if (c == NULL) {
+		l = ulink_new(false);
+		c = uconn_new(false);
+		if (l == NULL || c == NULL) {
+			pthread_mutex_unlock(&g.mu);
+			if (l != NULL) {
+				close(l->base.fd);
+				pthread_mutex_destroy(&l->base.lock);
+				free(l);
+			}
+			free(c);
+			err = DOCA_ERROR_NO_MEMORY;
+			goto out;
+		}
+		c->addr = *addr;
+		memcpy(&c->sa, &u->url.sa, u->url.salen);
+		c->salen = u->url.salen;
+		c->u = u;
+		snprintf(c->peer, sizeof(c->peer), "%s", u->url.text);
+		c->link = l;
+		l->c = c;
+		c->attempt_end_ns = now + g.timeout_ns + 1000000000ull;
+		c->next = g.newc;
+		g.newc = c;
+		c->att_next = g.attempts;
+		g.attempts = c;
+		wake_thread();
+		(void)wait_until(&c->done, now + UCX_CONNECT_WAIT_NS);
+	}
+	/* the wait let others at the list: a connect of another thread for
+	 * the same address may have taken this attempt (they are alike) */
+	for (pp = &g.attempts; *pp != NULL && *pp != c; pp = &(*pp)->att_next)
+		;
+	if (*pp == NULL) {
+		pthread_mutex_unlock(&g.mu);
+		err = DOCA_ERROR_AGAIN;
+		goto out;
+	}
+	c->asked_ns = now;
+	if (!c->done) {
+		if (now < c->attempt_end_ns) {
+			pthread_mutex_unlock(&g.mu);
+			err = DOCA_ERROR_AGAIN;
+			goto out;
+		}
+		SD_LOG_DBG("UCX link: no answer from %s within %llu ms", c->peer,
+			   (unsigned long long)(g.timeout_ns / 1000000));
+		c->result = DOCA_ERROR_NOT_FOUND;
+	}
+	*pp = c->att_next;
+	l = c->link;
 	err = c->result;
 	l->base.peer_pid = (pid_t)c->auth.peer_pid;
 	pthread_mutex_unlock(&g.mu);
 	if (err != DOCA_SUCCESS) {
-		ucx_close(&l->base);
-		pthread_mutex_destroy(&l->base.lock);
-		free(l);
-		return err;
+		drop_attempt(c);
+		goto out;
 	}
 	*out = &l->base;
-	return DOCA_SUCCESS;
+out:
+	while (stale != NULL) {
+		c = stale;
+		stale = c->att_next;
+		drop_attempt(c);
+	}
+	return err;
 }
 
 static doca_error_t ucx_send(struct sd_link *link, uint16_t type, const void *body, uint32_t len, int fd)

@@ -182,7 +182,9 @@ struct sd_link_ops {
 	 * above DEBUG. OPERATING_SYSTEM (logged, errno set): anything else. */
 	doca_error_t (*accept)(struct sd_link *listener, struct sd_link **out);
 	/* Connect to addr: NOT_FOUND if nobody listens, AGAIN if the listener
-	 * is momentarily full, NOT_PERMITTED on a credential mismatch. */
+	 * is momentarily full or (across a network) the peer has not answered
+	 * yet: call again later, the attempt goes on meanwhile; NOT_PERMITTED
+	 * on a credential mismatch. */
 	doca_error_t (*connect)(const struct sd_fabric_addr *addr, struct sd_link **out);
 	/* Send one frame (fd >= 0 travels with it; the caller keeps its copy).
 	 * AGAIN: the link is full; NOT_CONNECTED: closed; CONNECTION_RESET:

@@ -2,7 +2,8 @@
  * 127.0.0.1 (UCX_TLS=tcp): routing by address among several listeners, an
  * unknown name, frames both ways in order, back-pressure (AGAIN) and its
  * release, descriptors refused, close seen by the peer, junk at the port,
- * the listen refusals, and a card with a link of its own (cards[i].link). No root needed; the two-namespace test covers the rest. */
+ * the listen refusals, a card with a link of its own (cards[i].link), and a
+ * connect whose peer never answers (it does not block its caller). No root needed; the two-namespace test covers the rest. */
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -28,6 +30,7 @@ const struct sd_link_fp_ops *priv_doca_sd_link_ucx_fastpath(void);
 
 static const struct sd_link_ops *ops;
 static uint16_t port, card2_port; /* SOFTDOCA_LINK's; card 2's own link's */
+static int quiet_fd = -1;          /* card 1's link: a TCP listener that never answers */
 static struct sd_link *lis_a, *lis_b;
 
 static struct sd_fabric_addr addr(const char *name)
@@ -364,7 +367,7 @@ static void test_listen_refusals(void **state)
 /* Card 2 has a link of its own (another port; on a real machine, another
  * Arm side's address): its servers listen there, its clients connect
  * there, its exports are served from a listener of their own; cards 0 and
- * 1 keep SOFTDOCA_LINK's. */
+ * 5 keep SOFTDOCA_LINK's. */
 static void test_card_own_link(void **state)
 {
 	struct sd_fabric_addr x = addr("svc-x"), x0 = addr("svc-x");
@@ -402,13 +405,52 @@ static void test_card_own_link(void **state)
 	sd_ucx_lock();
 	assert_int_equal(sd_ucx_rm_listen(0, &sa0, &len0), DOCA_SUCCESS);
 	assert_int_equal(sd_ucx_rm_listen(2, &sa2, &len2), DOCA_SUCCESS);
-	assert_int_equal(sd_ucx_rm_listen(1, &again, &len), DOCA_SUCCESS);
+	assert_int_equal(sd_ucx_rm_listen(5, &again, &len), DOCA_SUCCESS);
 	sd_ucx_unlock();
 	assert_int_equal(len, len0);
-	assert_memory_equal(&again, &sa0, len0); /* card 1 shares card 0's link */
+	assert_memory_equal(&again, &sa0, len0); /* card 5 (no link of its own) shares card 0's */
 	assert_true(len2 == len0 && memcmp(&sa2, &sa0, len0) != 0);
 	assert_int_equal(((struct sockaddr_in *)&sa2)->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
 	ops->destroy(lis);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Card 1's Arm side takes TCP connections (the kernel queues them) and
+ * never says a word, as a stopped process would: each connect returns at
+ * once with AGAIN while the attempt goes on (a PE serving other cards must
+ * not stall), until the link's timeout (3000 ms here) ends it: NOT_FOUND. */
+static void test_connect_does_not_wait(void **state)
+{
+	struct sd_fabric_addr q = addr("svc-q");
+	uint64_t t0 = mono_ms(), worst = 0;
+	struct sd_link *c = NULL;
+	unsigned int agains = 0;
+	doca_error_t err;
+
+	(void)state;
+	q.card = 1;
+	do {
+		uint64_t t = mono_ms();
+
+		err = ops->connect(&q, &c);
+		if (mono_ms() - t > worst)
+			worst = mono_ms() - t;
+		if (err == DOCA_ERROR_AGAIN) {
+			agains++;
+			usleep(100000);
+		}
+	} while (err == DOCA_ERROR_AGAIN && mono_ms() - t0 < 15000);
+	assert_int_equal(err, DOCA_ERROR_NOT_FOUND);
+	assert_true(agains >= 10);
+	assert_true(worst < 1000);
+	assert_true(mono_ms() - t0 >= 2500);
 }
 
 static int setup(void **state)
@@ -428,8 +470,18 @@ static int setup(void **state)
 		return -1;
 	{
 		struct sd_link_url cards[3];
+		struct sockaddr_in sin = {.sin_family = AF_INET};
+		socklen_t slen = sizeof(sin);
 
 		memset(cards, 0, sizeof(cards));
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		quiet_fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (quiet_fd < 0 || bind(quiet_fd, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+		    listen(quiet_fd, 16) != 0 || getsockname(quiet_fd, (struct sockaddr *)&sin, &slen) != 0)
+			return -1;
+		snprintf(text, sizeof(text), "ucx://127.0.0.1:%u", (unsigned)ntohs(sin.sin_port));
+		if (sd_link_url_parse(text, &cards[1], why, sizeof(why)) != DOCA_SUCCESS)
+			return -1;
 		card2_port = ucx_loop_url(text, sizeof(text));
 		if (card2_port == 0 || card2_port == port ||
 		    sd_link_url_parse(text, &cards[2], why, sizeof(why)) != DOCA_SUCCESS)
@@ -449,6 +501,7 @@ static int teardown(void **state)
 	(void)state;
 	ops->destroy(lis_a);
 	ops->destroy(lis_b);
+	close(quiet_fd);
 	return 0;
 }
 
@@ -462,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_junk_peer),
 		cmocka_unit_test(test_listen_refusals),
 		cmocka_unit_test(test_card_own_link),
+		cmocka_unit_test(test_connect_does_not_wait),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
