@@ -1565,11 +1565,56 @@ static void tune_config(ucp_config_t *cfg)
 
 static void ucx_fini(void);
 
-static doca_error_t setup(void)
+/* u's context and worker, its network interface chosen (cfg is changed). */
+static doca_error_t start_worker(struct lurl *u, ucp_config_t *cfg)
 {
 	ucp_worker_params_t wp;
 	ucp_am_handler_param_t hp;
 	ucp_params_t params;
+	ucs_status_t st;
+
+	pick_net_devices(cfg, &u->url);
+	memset(&params, 0, sizeof(params));
+	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	params.name = "softdoca";
+	st = ucp_init(&params, cfg, &u->ctx);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: ucp_init failed: %s (check UCX_TLS and the other UCX_* variables)",
+			   ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	memset(&wp, 0, sizeof(wp));
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	st = ucp_worker_create(u->ctx, &wp, &u->worker);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: cannot create a UCX worker: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	st = ucp_worker_get_efd(u->worker, &u->efd);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: the UCX transports in use cannot wake a sleeping thread: %s (UCX_TLS?)",
+			   ucs_status_string(st));
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	memset(&hp, 0, sizeof(hp));
+	hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG |
+			UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+	hp.id = UCX_AM_ID;
+	hp.cb = am_recv;
+	hp.arg = NULL;
+	hp.flags = UCP_AM_FLAG_WHOLE_MSG;
+	st = ucp_worker_set_am_recv_handler(u->worker, &hp);
+	if (st != UCS_OK) {
+		SD_LOG_ERR("UCX link: cannot register the message handler: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t setup(void)
+{
 	ucp_config_t *cfg;
 	pthread_mutexattr_t ma;
 	ucs_status_t st;
@@ -1611,50 +1656,13 @@ static doca_error_t setup(void)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	for (unsigned int i = 0; i < g.nurls; i++) {
-		struct lurl *u = &g.urls[i];
+		doca_error_t err = start_worker(&g.urls[i], cfg);
 
-		pick_net_devices(cfg, &u->url);
-		memset(&params, 0, sizeof(params));
-		params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
-		params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-		params.name = "softdoca";
-		st = ucp_init(&params, cfg, &u->ctx);
-		if (st != UCS_OK) {
+		if (err != DOCA_SUCCESS) {
 			ucp_config_release(cfg);
-			SD_LOG_ERR("UCX link: ucp_init failed: %s (check UCX_TLS and the other UCX_* variables)",
-				   ucs_status_string(st));
-			return DOCA_ERROR_DRIVER;
+			return err;
 		}
-		memset(&wp, 0, sizeof(wp));
-		wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-		wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-		st = ucp_worker_create(u->ctx, &wp, &u->worker);
-		if (st != UCS_OK) {
-			ucp_config_release(cfg);
-			SD_LOG_ERR("UCX link: cannot create a UCX worker: %s", ucs_status_string(st));
-			return DOCA_ERROR_DRIVER;
-		}
-		st = ucp_worker_get_efd(u->worker, &u->efd);
-		if (st != UCS_OK) {
-			ucp_config_release(cfg);
-			SD_LOG_ERR("UCX link: the UCX transports in use cannot wake a sleeping thread: %s (UCX_TLS?)",
-				   ucs_status_string(st));
-			return DOCA_ERROR_NOT_SUPPORTED;
-		}
-		memset(&hp, 0, sizeof(hp));
-		hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-				UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-		hp.id = UCX_AM_ID;
-		hp.cb = am_recv;
-		hp.arg = NULL;
-		hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-		st = ucp_worker_set_am_recv_handler(u->worker, &hp);
-		if (st != UCS_OK) {
-			ucp_config_release(cfg);
-			SD_LOG_ERR("UCX link: cannot register the message handler: %s", ucs_status_string(st));
-			return DOCA_ERROR_DRIVER;
-		}
-		g.pfd[i].fd = u->efd;
+		g.pfd[i].fd = g.urls[i].efd;
 		g.pfd[i].events = POLLIN;
 	}
 	ucp_config_release(cfg);
@@ -1999,6 +2007,7 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 		c->link = l;
 		l->c = c;
 		c->attempt_end_ns = now + g.timeout_ns + 1000000000ull;
+		c->asked_ns = now; /* before the wait lets another connect sweep the list */
 		c->next = g.newc;
 		g.newc = c;
 		c->att_next = g.attempts;
