@@ -305,8 +305,9 @@ static void *open_module(char *tried, size_t cap)
 #endif
 
 /* The cards' own links (cards[i].link): parsed into urls->cards (salen 0
- * where a card names none); *named says whether any did. A bad one is
- * refused like a bad SOFTDOCA_LINK. */
+ * where a card names none; salen 0 with text where its address does not
+ * resolve); *named says whether any did. A malformed one is refused like a
+ * bad SOFTDOCA_LINK. */
 static bool card_links(struct sd_link_urls *urls, bool *named)
 {
 	static struct sd_link_url *cards;
@@ -330,6 +331,17 @@ static bool card_links(struct sd_link_urls *urls, bool *named)
 		if (!sd_topo_card_link(i, &text, NULL))
 			continue;
 		err = sd_link_url_parse(text, &cards[i], why, sizeof(why));
+		if (err == DOCA_ERROR_NOT_FOUND) {
+			/* a name this machine cannot resolve: that card is out
+			 * of reach from here (often a card this process does not
+			 * use), the others are not */
+			SD_LOG_WARN("the topology's cards[%u].link=%s: %s; card %u cannot be reached from this process",
+				    (unsigned)i, text, why, (unsigned)i);
+			memset(&cards[i], 0, sizeof(cards[i]));
+			snprintf(cards[i].text, sizeof(cards[i].text), "%s", text);
+			*named = true;
+			continue;
+		}
 		if (err != DOCA_SUCCESS) {
 			g_refuse_err = err;
 			snprintf(g_refuse_why, sizeof(g_refuse_why), "the topology's cards[%u].link=%s refused: %s",
@@ -393,7 +405,7 @@ static void select_once(void)
 		static char first_name[48];
 		uint32_t i = 0;
 
-		while (urls.cards[i].salen == 0)
+		while (urls.cards[i].salen == 0 && urls.cards[i].text[0] == '\0')
 			i++;
 		snprintf(first_name, sizeof(first_name), "the topology's cards[%u].link", (unsigned)i);
 		link_name = first_name;

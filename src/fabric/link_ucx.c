@@ -264,7 +264,8 @@ static struct {
 	pthread_mutex_t mu; /* recursive: UCX may call our callbacks from calls we make under it */
 	pthread_cond_t cv;
 	/* the links, each address once; card_url[card] (ncards of them):
-	 * its index, else def_url (-1: none) */
+	 * its index, -1 for def_url's (-1: none either), -2 for none (its own
+	 * did not resolve) */
 	struct lurl *urls;
 	unsigned int nurls;
 	int def_url;
@@ -293,15 +294,19 @@ static const struct sd_link_ops ucx_ops;
  * NULL when neither names one. */
 static struct lurl *lurl_of(uint32_t card)
 {
-	int i = card < g.ncards && g.card_url[card] >= 0 ? g.card_url[card] : g.def_url;
+	int i = card < g.ncards && g.card_url[card] != -1 ? g.card_url[card] : g.def_url;
 
 	return i >= 0 ? &g.urls[i] : NULL;
 }
 
 static doca_error_t no_link(uint32_t card)
 {
-	SD_LOG_ERR("UCX link: card %u has no link: name it in the topology (cards[%u].link or \"link\") or in "
-		   "SOFTDOCA_LINK", (unsigned)card, (unsigned)card);
+	if (card < g.ncards && g.card_url[card] == -2)
+		SD_LOG_ERR("UCX link: card %u's link (the topology's cards[%u].link) did not resolve when the link "
+			   "started", (unsigned)card, (unsigned)card);
+	else
+		SD_LOG_ERR("UCX link: card %u has no link: name it in the topology (cards[%u].link or \"link\") or "
+			   "in SOFTDOCA_LINK", (unsigned)card, (unsigned)card);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -2504,7 +2509,7 @@ const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_urls *
 	}
 	any = urls->def != NULL;
 	for (uint32_t i = 0; i < urls->ncards; i++)
-		any = any || urls->cards[i].salen != 0;
+		any = any || urls->cards[i].salen != 0 || urls->cards[i].text[0] != '\0';
 	if (!any) {
 		*err = DOCA_ERROR_INVALID_VALUE;
 		return NULL;
@@ -2523,7 +2528,9 @@ const struct sd_link_ops *priv_doca_sd_link_ucx_init(const struct sd_link_urls *
 	g.def_url = urls->def != NULL ? url_index(urls->def) : -1;
 	g.ncards = urls->ncards;
 	for (uint32_t i = 0; i < urls->ncards; i++)
-		g.card_url[i] = urls->cards[i].salen != 0 ? url_index(&urls->cards[i]) : -1;
+		g.card_url[i] = urls->cards[i].salen != 0	  ? url_index(&urls->cards[i])
+				: urls->cards[i].text[0] != '\0' ? -2 /* unresolvable: none */
+								  : -1;
 	memcpy(g.secret, secret, secret_len);
 	g.secret_len = secret_len;
 	e = setup();

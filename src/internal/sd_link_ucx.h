@@ -156,7 +156,8 @@ doca_error_t sd_auth_server_verify(struct sd_auth *a, const void *msg, size_t le
 /* Where the cards' Arm sides listen: def (SOFTDOCA_LINK, else the
  * topology's "link"; NULL when only cards name theirs) and, for each of the
  * topology's ncards cards, its own link (cards[i].link; salen 0: none, def
- * applies). A card with neither cannot listen or connect (NOT_SUPPORTED). */
+ * applies; salen 0 with text: named but unresolvable here, unreachable). A
+ * card with neither cannot listen or connect (NOT_SUPPORTED). */
 #define SD_LINK_MAX_CARDS 4096u
 struct sd_link_urls {
 	const struct sd_link_url *def;

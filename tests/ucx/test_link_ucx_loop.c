@@ -359,6 +359,11 @@ static void test_listen_refusals(void **state)
 
 	(void)state;
 	assert_int_equal(ops->listen(&a, &l), DOCA_ERROR_ALREADY_EXIST);
+	/* card 4's own link did not resolve: that card is out of reach,
+	 * not sent to SOFTDOCA_LINK's address */
+	other.card = 4;
+	assert_int_equal(ops->listen(&other, &l), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(ops->connect(&other, &l), DOCA_ERROR_NOT_SUPPORTED);
 	/* another card of this process at the same address: the handshake's
 	 * card tells their clients apart; a card nobody serves is refused */
 	other.card = 3;
@@ -485,7 +490,7 @@ static int setup(void **state)
 	if (sd_link_url_parse(text, &url, why, sizeof(why)) != DOCA_SUCCESS)
 		return -1;
 	{
-		struct sd_link_url cards[3];
+		struct sd_link_url cards[5];
 		struct sockaddr_in sin = {.sin_family = AF_INET};
 		socklen_t slen = sizeof(sin);
 
@@ -502,7 +507,9 @@ static int setup(void **state)
 		if (card2_port == 0 || card2_port == port ||
 		    sd_link_url_parse(text, &cards[2], why, sizeof(why)) != DOCA_SUCCESS)
 			return -1;
-		ops = priv_doca_sd_link_ucx_init(&(struct sd_link_urls){.def = &url, .cards = cards, .ncards = 3},
+		/* card 4's own link named a host this machine could not resolve */
+		snprintf(cards[4].text, sizeof(cards[4].text), "ucx://no-such-host.invalid:5");
+		ops = priv_doca_sd_link_ucx_init(&(struct sd_link_urls){.def = &url, .cards = cards, .ncards = 5},
 						 (const uint8_t *)"loop secret", 11, &err);
 	}
 	if (ops == NULL)
