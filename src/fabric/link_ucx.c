@@ -1934,17 +1934,8 @@ static doca_error_t ucx_accept(struct sd_link *listener, struct sd_link **out)
 }
 
 static void ucx_close(struct sd_link *link);
+static void ucx_destroy(struct sd_link *link);
 
-/* Give up a connect attempt (not in g.attempts any more): its link was
- * never handed out. Without g.mu: ucx_close waits for the thread. */
-static void drop_attempt(struct uconn *c)
-{
-	struct ulink *l = c->link;
-
-	ucx_close(&l->base);
-	pthread_mutex_destroy(&l->base.lock);
-	free(l);
-}
 
 /*
  * A connect does not wait for the handshake: the first call for an address
@@ -1995,11 +1986,8 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 		c = uconn_new(false);
 		if (l == NULL || c == NULL) {
 			pthread_mutex_unlock(&g.mu);
-			if (l != NULL) {
-				close(l->base.fd);
-				pthread_mutex_destroy(&l->base.lock);
-				free(l);
-			}
+			if (l != NULL)
+				ucx_destroy(&l->base);
 			free(c);
 			err = DOCA_ERROR_NO_MEMORY;
 			goto out;
@@ -2046,7 +2034,7 @@ static doca_error_t ucx_connect(const struct sd_fabric_addr *addr, struct sd_lin
 	l->base.peer_pid = (pid_t)c->auth.peer_pid;
 	pthread_mutex_unlock(&g.mu);
 	if (err != DOCA_SUCCESS) {
-		drop_attempt(c);
+		ucx_destroy(&l->base); /* never handed out; without g.mu: close waits for the thread */
 		goto out;
 	}
 	*out = &l->base;
@@ -2054,7 +2042,7 @@ out:
 	while (stale != NULL) {
 		c = stale;
 		stale = c->att_next;
-		drop_attempt(c);
+		ucx_destroy(&c->link->base);
 	}
 	return err;
 }

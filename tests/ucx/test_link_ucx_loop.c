@@ -82,6 +82,17 @@ static doca_error_t connect_wait(const struct sd_fabric_addr *a, struct sd_link 
 	return err;
 }
 
+/* A client of a (connect_wait) and its server end, accepted on lis. */
+static struct sd_link *connect_accept(const struct sd_fabric_addr *a, struct sd_link *lis, struct sd_link **c)
+{
+	struct sd_link *s;
+
+	assert_int_equal(connect_wait(a, c), DOCA_SUCCESS);
+	s = accept_one(lis);
+	assert_non_null(s);
+	return s;
+}
+
 static doca_error_t recv_wait(struct sd_link *l, void *buf, struct sd_frame_view *v, int ms)
 {
 	doca_error_t err;
@@ -107,9 +118,7 @@ static void test_routing(void **state)
 	(void)state;
 	/* nobody listens under that name: NOT_FOUND (the Comch client retries) */
 	assert_int_equal(connect_wait(&none, &c), DOCA_ERROR_NOT_FOUND);
-	assert_int_equal(connect_wait(&b, &c), DOCA_SUCCESS);
-	s = accept_one(lis_b);
-	assert_non_null(s);
+	s = connect_accept(&b, lis_b, &c);
 	{
 		struct sd_link *x = NULL;
 
@@ -159,9 +168,7 @@ static void test_backpressure(void **state)
 	doca_error_t err;
 
 	(void)state;
-	assert_int_equal(connect_wait(&a, &c), DOCA_SUCCESS);
-	s = accept_one(lis_a);
-	assert_non_null(s);
+	s = connect_accept(&a, lis_a, &c);
 	memset(big, 0x5a, sizeof(big));
 	while ((err = ops->send(c, SD_FRAME_MSG, big, sizeof(big), -1)) == DOCA_SUCCESS)
 		assert_true(++sent < 1000);
@@ -229,9 +236,7 @@ static void test_fast_path_messages(void **state)
 
 	(void)state;
 	assert_non_null(fp);
-	assert_int_equal(connect_wait(&a, &c), DOCA_SUCCESS);
-	s = accept_one(lis_a);
-	assert_non_null(s);
+	s = connect_accept(&a, lis_a, &c);
 	for (size_t k = 0; k < sizeof(body); k++)
 		body[k] = (uint8_t)(k * 31 + 7);
 	assert_int_equal(fp->send(c, SD_FRAME_FP_FIRST, head, 4, body, 10), DOCA_SUCCESS);
@@ -272,9 +277,7 @@ static bool batch_dropped(uint32_t count, const void *body, size_t len, int ms)
 	doca_error_t err;
 	bool sent;
 
-	assert_int_equal(connect_wait(&a, &c), DOCA_SUCCESS);
-	s = accept_one(lis_a);
-	assert_non_null(s);
+	s = connect_accept(&a, lis_a, &c);
 	sd_ucx_lock();
 	sent = sd_ucx_send(sd_ucx_link_conn(c), 10, count, body, len, NULL, 0);
 	sd_ucx_unlock();
@@ -341,9 +344,7 @@ static void test_junk_peer(void **state)
 	assert_true(quiet >= 0);
 	assert_int_equal(connect(quiet, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	usleep(200000);
-	assert_int_equal(connect_wait(&a, &c), DOCA_SUCCESS);
-	s = accept_one(lis_a);
-	assert_non_null(s);
+	s = connect_accept(&a, lis_a, &c);
 	assert_int_equal(ops->send(c, SD_FRAME_MSG, "ok", 2, -1), DOCA_SUCCESS);
 	assert_int_equal(recv_wait(s, buf, &v, 3000), DOCA_SUCCESS);
 	assert_memory_equal(v.body, "ok", 2);
@@ -372,9 +373,7 @@ static void test_listen_refusals(void **state)
 		struct sd_fabric_addr stray = other;
 		struct sd_link *c = NULL, *s;
 
-		assert_int_equal(connect_wait(&other, &c), DOCA_SUCCESS);
-		s = accept_one(l);
-		assert_non_null(s);
+		s = connect_accept(&other, l, &c);
 		ops->destroy(s);
 		ops->destroy(c);
 		stray.card = 5;
@@ -404,9 +403,7 @@ static void test_card_own_link(void **state)
 	/* a card 0 client of that name goes to SOFTDOCA_LINK's address,
 	 * where no card 0 server has it */
 	assert_int_equal(connect_wait(&x0, &c), DOCA_ERROR_NOT_FOUND);
-	assert_int_equal(connect_wait(&x, &c), DOCA_SUCCESS);
-	s = accept_one(lis);
-	assert_non_null(s);
+	s = connect_accept(&x, lis, &c);
 	assert_int_equal(ops->send(c, SD_FRAME_MSG, "two", 3, -1), DOCA_SUCCESS);
 	assert_int_equal(recv_wait(s, buf, &v, 3000), DOCA_SUCCESS);
 	assert_memory_equal(v.body, "two", 3);
