@@ -127,11 +127,16 @@ SD_LOG_REGISTER(DMA_ENGINE);
 #define SD_DMA_NT_INFLIGHT_MIN (6u << 20)
 /* Copies from this size that progress would do inline are shared with the
  * engine thread when the process may run on two CPUs or more: every second
- * one goes there while the engine holds fewer than SD_DMA_SHARE_AHEAD. (On
- * this project's machine two CPUs copying 256 KiB and 1 MiB tasks moved
- * 20-30% more than one; at 64 KiB the same, at twice the CPU time: the
- * caches' bandwidth, not the core, is the limit there.) */
-#define SD_DMA_SHARE_MIN_DEFAULT (256u << 10)
+ * one goes there while the engine holds fewer than SD_DMA_SHARE_AHEAD.
+ * Whether a second CPU adds bandwidth at medium sizes depends on the
+ * machine: on an AMD EPYC VM (2026-12-03) two CPUs copying 256 KiB and
+ * 1 MiB tasks moved 20-30% more than one, at 64 KiB the same for twice the
+ * CPU time; on an Intel Xeon VM (2026-12-04; 2 MiB of L2 per core) 32, 64
+ * and 128 KiB tasks moved 1.4-1.6x more shared (one CPU alone: 0.93-0.99x
+ * memcpy), 16 KiB 1.15-1.2x. From 32 KiB the hand-over (a ring push, a
+ * completion through the engine's ring) is under 5% of the copy: where a
+ * second CPU does not help, sharing costs CPU time, not throughput. */
+#define SD_DMA_SHARE_MIN_DEFAULT (32u << 10)
 #define SD_DMA_SHARE_AHEAD 4u
 
 /* A sleep the kernel ends: waiters sleep on seq while it is unchanged; a
