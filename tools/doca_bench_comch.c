@@ -509,6 +509,7 @@ struct bench_comch *comch_session_new(struct doca_dev *dev, bool companion)
 	sess->dev = dev;
 	sess->companion = companion;
 	sess->ep = -1;
+	sess->time_every = BENCH_TIME_EVERY; /* bench_run_comch sets the run's */
 	return sess;
 }
 

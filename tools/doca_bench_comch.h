@@ -47,6 +47,7 @@ struct cjob {
 	uint64_t submit_ns;
 	bool inflight;
 	bool measured;  /* submitted in the measured phase */
+	bool timed;     /* a measured one whose latency is taken (submit_ns set) */
 	bool corrupted; /* the last byte was flipped on purpose (see corrupt_seq) */
 };
 
@@ -91,7 +92,10 @@ struct bench_comch {
 	bool measuring;
 	uint64_t first_ns, last_ns, completed, submitted;
 	struct bench_lat_samples lat;
-	uint64_t last_move_ns; /* last time a message moved */
+	uint32_t time_every;   /* time one measured job in this many (bench_time_every) */
+	uint64_t moves;        /* jobs completed, all phases */
+	uint64_t moves_seen;   /* moves at last_move_ns */
+	uint64_t last_move_ns; /* when moves was last seen to change (comch_idle_ns) */
 	uint64_t corrupt_seq;  /* SOFTDOCA_BENCH_CORRUPT_SEQ: the message this producer spoils */
 	char err[256];
 };
@@ -129,6 +133,8 @@ void comch_stop_ctx(struct doca_ctx *ctx);
 /* doca_bench_comch_fp.c */
 int comch_fp_build(bool producer, size_t size, uint32_t n);
 int comch_fp_bind_producer(uint32_t cons_id);
+/* How long no job has completed: the clock is read here, not per job. */
+uint64_t comch_idle_ns(void);
 int comch_fp_submit(bool producer, uint64_t *seq, uint64_t limit, uint64_t measured_limit);
 int comch_fp_failed(void);
 void comch_fp_stop(void);

@@ -77,7 +77,7 @@ static int run_producer(const struct bench_cfg *cfg, uint64_t job_limit)
 			break;
 		stalled = !comch_progress((++it & 63) == 0) && went == 0;
 		if (stalled) {
-			if (comch_now_ns() - sess->last_move_ns > (uint64_t)(STALL_S * 1e9)) {
+			if (comch_idle_ns() > (uint64_t)(STALL_S * 1e9)) {
 				comch_err("no message could be sent for %.0f s: the companion's consumer stopped "
 					"taking them", STALL_S);
 				goto out;
@@ -184,7 +184,7 @@ static int run_consumer(const struct bench_cfg *cfg, uint64_t job_limit)
 			goto out;
 		busy = comch_progress((++it & 15) == 0 || measuring_done) || went > 0;
 		if (!busy) {
-			if (comch_now_ns() - sess->last_move_ns > (uint64_t)(STALL_S * 1e9)) {
+			if (comch_idle_ns() > (uint64_t)(STALL_S * 1e9)) {
 				comch_err("no message arrived for %.0f s: the companion's producer stopped", STALL_S);
 				goto out;
 			}
@@ -222,6 +222,7 @@ int bench_run_comch(const struct bench_cfg *cfg, struct bench_comch *session, st
 
 	sess = session;
 	sess->err[0] = '\0';
+	sess->time_every = bench_time_every(cfg);
 	memset(res, 0, sizeof(*res));
 	if (cfg->run_limit_jobs != 0)
 		job_limit = cfg->run_limit_jobs;
@@ -317,10 +318,10 @@ static bool serve_consume(uint64_t size, uint32_t n)
 				break;
 			}
 			/* After "end", messages in flight must arrive soon; before it the producer may pause. */
-			if (expect != UINT64_MAX && comch_now_ns() - sess->last_move_ns > (uint64_t)(STALL_S * 1e9))
+			if (expect != UINT64_MAX && comch_idle_ns() > (uint64_t)(STALL_S * 1e9))
 				break;
 			if (expect == UINT64_MAX &&
-			    comch_now_ns() - sess->last_move_ns > (uint64_t)(COMPANION_DEFAULT_S * 1e9)) {
+			    comch_idle_ns() > (uint64_t)(COMPANION_DEFAULT_S * 1e9)) {
 				comch_err("the measuring side went silent");
 				break;
 			}
@@ -379,7 +380,7 @@ static bool serve_produce(uint64_t size, uint32_t n, uint64_t total, uint32_t co
 				comch_err(comch_stop_signal ? "stopped by a signal" : "the connection is gone");
 				break;
 			}
-			if (comch_now_ns() - sess->last_move_ns > (uint64_t)(COMPANION_DEFAULT_S * 1e9)) {
+			if (comch_idle_ns() > (uint64_t)(COMPANION_DEFAULT_S * 1e9)) {
 				comch_err("the measuring side stopped receiving");
 				break;
 			}

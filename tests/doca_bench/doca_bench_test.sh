@@ -111,6 +111,8 @@ case_local() {
 	check_report "$T/out"
 	[ "$(grep -c 'Aggregate stats' "$T/out")" = 4 ] || fail "expected 4 permutations"
 	[ "$(grep -c 'Dequeued jobs: 300$' "$T/out")" = 4 ] || fail "expected 300 jobs per permutation"
+	# throughput mode times one job in 64 (jobs 0, 64, ..., 256)
+	[ "$(grep -c 'submit to completion, 5 samples' "$T/out")" = 4 ] || fail "throughput mode: 5 timed jobs of 300"
 	# CSV: header + one row per sweep value, same column count, the swept size in column 4
 	awk -F, 'NR == 1 { n = NF; if ($1 != "cfg.pipeline_steps" || $14 != "stats.dequeued_jobs") bad = 1; next }
 		{ if (NF != n || $1 != "doca_dma" || $14 != 300 || $15 <= 0) bad = 1; sizes = sizes $4 " " }
@@ -125,6 +127,10 @@ case_local() {
 		--warm-up-jobs 5 > "$T/out" 2>&1 || fail "latency run failed: $(cat "$T/out")"
 	check_report "$T/out"
 	grep -q 'Jobs in flight/thread:  1$' "$T/out" || fail "latency mode keeps one job in flight"
+	# ... and times every job
+	"$BENCH" --pipeline-steps doca_dma --mode latency --run-limit-jobs 300 > "$T/out" 2>&1 ||
+		fail "latency run failed: $(cat "$T/out")"
+	grep -q 'submit to completion, 300 samples' "$T/out" || fail "latency mode: every job timed: $(cat "$T/out")"
 }
 
 case_remote() {
@@ -211,6 +217,7 @@ case_comch() {
 	grep -q 'Pipeline steps:         doca_comch::producer' "$T/out" || fail "producer: no step name"
 	grep -q 'Latency report (doca_comch::producer, send submit to completion' "$T/out" || fail "producer latency"
 	[ "$(grep -c 'Dequeued jobs: 500$' "$T/out")" = 5 ] || fail "producer: expected 500 jobs x 5: $(cat "$T/out")"
+	[ "$(grep -c 'completion, 8 samples' "$T/out")" = 5 ] || fail "producer: one job in 64 timed: $(cat "$T/out")"
 	companion_ok
 	grep -q 'consuming 4096-byte messages' "$T/comp" || fail "companion did not consume: $(cat "$T/comp")"
 	# consumer: the companion produces; appended to the same CSV
@@ -221,6 +228,7 @@ case_comch() {
 	check_report "$T/out"
 	grep -q 'Latency report (doca_comch::consumer, receive post to completion' "$T/out" || fail "consumer latency"
 	[ "$(grep -c 'Dequeued jobs: 300$' "$T/out")" = 2 ] || fail "consumer: expected 300 jobs x 2: $(cat "$T/out")"
+	[ "$(grep -c 'completion, 5 samples' "$T/out")" = 2 ] || fail "consumer: one job in 64 timed: $(cat "$T/out")"
 	companion_ok
 	grep -q 'producing 65536-byte messages' "$T/comp" || fail "companion did not produce: $(cat "$T/comp")"
 	# the CSV: one header, the DMA step's columns, a row per permutation
