@@ -143,20 +143,21 @@ void bench_latency_compute(uint64_t *samples, uint64_t n, struct bench_latency *
  * a run of any length keeps an even spread. v is allocated by the owner
  * (BENCH_LAT_CAP entries). */
 #define BENCH_LAT_CAP (1u << 16)
-
-/* Throughput mode times one job in BENCH_TIME_EVERY (a clock read costs about
- * what a small job does); latency mode times each. A power of two. */
-#define BENCH_TIME_EVERY 64u
-static inline uint32_t bench_time_every(const struct bench_cfg *cfg)
-{
-	return cfg->mode == BENCH_MODE_LATENCY ? 1u : BENCH_TIME_EVERY;
-}
 struct bench_lat_samples {
 	uint64_t *v;
 	uint64_t n, stride, seen;
 };
 void bench_lat_reset(struct bench_lat_samples *s);
 void bench_lat_record(struct bench_lat_samples *s, uint64_t v);
+
+/* Throughput mode times one measured job in BENCH_TIME_EVERY (jobs 0, 64,
+ * ...: a clock read costs about what a small job does); latency mode times
+ * each. */
+#define BENCH_TIME_EVERY 64u
+static inline uint32_t bench_time_every(const struct bench_cfg *cfg)
+{
+	return cfg->mode == BENCH_MODE_LATENCY ? 1u : BENCH_TIME_EVERY;
+}
 
 /* doca_bench_remote.c */
 int bench_companion_run(const struct bench_cfg *cfg, struct doca_dev *dev);
